@@ -1,0 +1,143 @@
+//! What the bridge decided about one reply.
+
+use serde::Serialize;
+
+/// How a reply ended, as the provider reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// Natural end of the reply (`end_turn`, `stop`).
+    Stop,
+    /// One of the request's stop strings matched.
+    StopSequence,
+    /// The reply ran out of `max_tokens`.
+    MaxTokens,
+    /// Not reported (Agent Zero before its newest version): inferred from the text.
+    #[default]
+    Unknown,
+}
+
+impl FinishReason {
+    /// Parses the names providers and LiteLLM use (`stop`, `end_turn`, `stop_sequence`,
+    /// `max_tokens`, `length`); anything else is `Unknown`.
+    pub fn from_name(name: &str) -> Self {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "stop" | "end_turn" => Self::Stop,
+            "stop_sequence" => Self::StopSequence,
+            "max_tokens" | "length" => Self::MaxTokens,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// The kind of decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The reply was rewritten into a JSON tool request.
+    Translated,
+    /// A prose answer was sent through the `response` tool.
+    Prose,
+    /// The reply should be thrown away and the turn asked again.
+    Discard,
+    /// The reply goes to Agent Zero as it is.
+    Untouched,
+}
+
+/// Why the bridge decided what it did: a short, stable, machine-readable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Reason {
+    /// A native call was translated.
+    Translated,
+    /// A stopped reply's half closing tag was completed, then the call translated.
+    CompletedAfterStop,
+    /// No native call and nothing else to do.
+    NoCall,
+    /// The reply already holds a JSON tool request.
+    JsonRequestPresent,
+    /// The only call is quoted (in a code fence, or not at the start of a line).
+    Quoted,
+    /// The call is cut off (no closing tag).
+    Incomplete,
+    /// The tool is not in the catalog.
+    UnknownTool,
+    /// A required argument is missing.
+    MissingArgument,
+    /// An argument cannot be converted to its schema type.
+    BadArgument,
+    /// The call has no arguments.
+    NoArguments,
+    /// The chat model is not covered by the configuration.
+    ModelNotCovered,
+    /// Something inside the bridge failed; nothing was changed.
+    InternalError,
+    /// The reply is too large to inspect (hard cap on work per reply).
+    TooLarge,
+    /// A prose answer was sent through `response`.
+    Prose,
+    /// A degenerate loop: discard and ask again.
+    Loop,
+    /// Stopped at the end of a call that turned out unusable: ask again without stops.
+    StoppedWithoutCall,
+    /// A call was cut inside a parameter by a stop string: ask again without stops.
+    CutInsideParameter,
+    /// Two replies were discarded in a row already; this one goes through.
+    DiscardLimit,
+}
+
+impl Reason {
+    /// The snake_case code, as printed by `ctb` and returned to Python.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Translated => "translated",
+            Self::CompletedAfterStop => "completed_after_stop",
+            Self::NoCall => "no_call",
+            Self::JsonRequestPresent => "json_request_present",
+            Self::Quoted => "quoted",
+            Self::Incomplete => "incomplete",
+            Self::UnknownTool => "unknown_tool",
+            Self::MissingArgument => "missing_argument",
+            Self::BadArgument => "bad_argument",
+            Self::NoArguments => "no_arguments",
+            Self::ModelNotCovered => "model_not_covered",
+            Self::InternalError => "internal_error",
+            Self::TooLarge => "too_large",
+            Self::Prose => "prose",
+            Self::Loop => "loop",
+            Self::StoppedWithoutCall => "stopped_without_call",
+            Self::CutInsideParameter => "cut_inside_parameter",
+            Self::DiscardLimit => "discard_limit",
+        }
+    }
+}
+
+/// What to do with one reply.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    /// The kind of decision.
+    pub outcome: Outcome,
+    /// The exact text Agent Zero should see (the original reply when untouched).
+    pub reply: String,
+    /// The tool request, when one was produced.
+    pub request: Option<serde_json::Value>,
+    /// Why.
+    pub reason: Reason,
+    /// For a discard: ask again with the stop strings off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub retry_without_stops: bool,
+}
+
+impl Decision {
+    /// A decision that leaves `reply` as it is.
+    pub fn untouched(reply: &str, reason: Reason) -> Self {
+        Self {
+            outcome: Outcome::Untouched,
+            reply: reply.to_owned(),
+            request: None,
+            reason,
+            retry_without_stops: false,
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! `ctb`: see how claude-tool-bridge reads a reply.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Stop sequences and loop detection (STUB, see issue 4).

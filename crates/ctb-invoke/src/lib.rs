@@ -1,0 +1,1 @@
+//! Finds the first native Claude tool call in a reply (STUB).

@@ -1,0 +1,1 @@
+//! Prose policy (STUB, see issue 4).

@@ -1,0 +1,54 @@
+//! Project automation, the xtask way: `cargo xtask <command>` (alias in `.cargo/config.toml`).
+//!
+//! Every command is a plain function in its own module; nothing here needs tools beyond
+//! cargo, Python 3 with venv/pip, and what those install.
+
+mod bench;
+mod conformance;
+mod dist;
+mod replay;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  replay [DIR]                 run the bundled replies and conversations through the bridge
+  test                         run every test: fmt, clippy, Rust tests, Python tests
+  conformance <suite.json>...  score the JSON repair crate against a public test suite
+  bench [criterion args]       run the criterion benchmarks
+  dist                         build the wheel and the Agent Zero plugin bundle into dist/
+  install-plugin <a0-dir> [--python PATH]
+                               install the plugin and wheel into an Agent Zero checkout
+  release <version>            bump versions, check CHANGELOG, dry-run publish, build dist/";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match cmd.as_str() {
+        "replay" => replay::run(rest),
+        "test" => test::run(rest),
+        "conformance" => conformance::run(rest),
+        "bench" => bench::run(rest),
+        "dist" => dist::dist(rest),
+        "install-plugin" => dist::install_plugin(rest),
+        "release" => dist::release(rest),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("xtask: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
