@@ -1,0 +1,195 @@
+//! Tag-level productions, one small nom function each.
+//!
+//! Every parser here is a *streaming* parser: when the text ends before a production is
+//! decided it answers `Err::Incomplete`, which the call parser turns into "the call is not
+//! complete yet" instead of "this is not a call".
+
+use nom::branch::alt;
+use nom::bytes::streaming::{tag, take_till, take_while, take_while1};
+use nom::character::streaming::char;
+use nom::combinator::{opt, recognize};
+use nom::sequence::{delimited, preceded};
+use nom::{IResult, Parser};
+
+pub(crate) type Res<'a, T> = IResult<&'a str, T>;
+
+/// An element name, with its namespace prefix when it has one (`ns:name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name<'a> {
+    pub(crate) prefix: Option<&'a str>,
+    pub(crate) local: &'a str,
+}
+
+/// An opening tag: `<name attr="v" ...>` or the self-closing `<name ... />`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Open<'a> {
+    pub(crate) name: Name<'a>,
+    pub(crate) attrs: Vec<(&'a str, &'a str)>,
+    pub(crate) self_closing: bool,
+}
+
+impl<'a> Open<'a> {
+    pub(crate) fn attr(&self, key: &str) -> Option<&'a str> {
+        self.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `[A-Za-z0-9_-]+`
+pub(crate) fn ident(i: &str) -> Res<'_, &str> {
+    take_while1(is_ident_char).parse(i)
+}
+
+/// Spaces, tabs and line breaks, possibly none.
+pub(crate) fn ws(i: &str) -> Res<'_, &str> {
+    take_while(|c: char| c.is_ascii_whitespace()).parse(i)
+}
+
+/// `ns:local` or `local`.
+pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
+    let (rest, first) = ident(i)?;
+    match rest.strip_prefix(':') {
+        Some(after) => {
+            let (rest, local) = ident(after)?;
+            Ok((
+                rest,
+                Name {
+                    prefix: Some(first),
+                    local,
+                },
+            ))
+        }
+        None => Ok((
+            rest,
+            Name {
+                prefix: None,
+                local: first,
+            },
+        )),
+    }
+}
+
+/// An attribute value: double-quoted, single-quoted, or bare up to a space or `>`.
+pub(crate) fn attr_value(i: &str) -> Res<'_, &str> {
+    alt((
+        delimited(char('"'), take_till(|c| c == '"'), char('"')),
+        delimited(char('\''), take_till(|c| c == '\''), char('\'')),
+        take_while1(|c: char| !c.is_ascii_whitespace() && c != '>' && c != '/'),
+    ))
+    .parse(i)
+}
+
+/// `key = "value"` (spaces around `=` allowed).
+fn attr(i: &str) -> Res<'_, (&str, &str)> {
+    let (i, key) = ident(i)?;
+    let (i, _) = (ws, char('='), ws).parse(i)?;
+    let (i, value) = attr_value(i)?;
+    Ok((i, (key, value)))
+}
+
+/// The attributes and end of an opening tag, after its name: ` a="1" b='2' >` or ` />`.
+pub(crate) fn attrs_and_close(i: &str) -> Res<'_, (Vec<(&str, &str)>, bool)> {
+    let mut attrs = Vec::new();
+    let mut i = i;
+    loop {
+        let (rest, _) = ws(i)?;
+        match rest.as_bytes().first() {
+            None => return Err(nom::Err::Incomplete(nom::Needed::new(1))),
+            Some(b'>') => return Ok((&rest[1..], (attrs, false))),
+            Some(b'/') => {
+                let (rest, _) = tag("/>").parse(rest)?;
+                return Ok((rest, (attrs, true)));
+            }
+            _ => {}
+        }
+        // An attribute must be separated from the name or the previous one by white space.
+        if rest.len() == i.len() && !attrs.is_empty() {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                rest,
+                nom::error::ErrorKind::Space,
+            )));
+        }
+        let (rest, kv) = attr(rest)?;
+        attrs.push(kv);
+        i = rest;
+    }
+}
+
+/// `<name attrs...>`
+pub(crate) fn open(i: &str) -> Res<'_, Open<'_>> {
+    let (i, name) = preceded(char('<'), name).parse(i)?;
+    let (i, (attrs, self_closing)) = attrs_and_close(i)?;
+    Ok((
+        i,
+        Open {
+            name,
+            attrs,
+            self_closing,
+        },
+    ))
+}
+
+/// `</name >`
+pub(crate) fn close(i: &str) -> Res<'_, Name<'_>> {
+    let (i, name) = preceded(tag("</"), name).parse(i)?;
+    let (i, _) = (ws, char('>')).parse(i)?;
+    Ok((i, name))
+}
+
+/// `<` followed by an optionally prefixed `local` name that ends there (space, `>` or `/`).
+pub(crate) fn open_start<'a>(
+    local: &'static str,
+) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
+    recognize((
+        char('<'),
+        opt((ident, char(':'))),
+        tag(local),
+        nom::character::streaming::satisfy(|c| c.is_ascii_whitespace() || c == '>' || c == '/'),
+    ))
+}
+
+/// `</` followed by an optionally prefixed `local` name (the rest of the tag is not read).
+pub(crate) fn close_start<'a>(
+    local: &'static str,
+) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
+    recognize((
+        tag("</"),
+        opt((ident, char(':'))),
+        tag(local),
+        ws,
+        char('>'),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_tag_with_prefix_and_attrs() {
+        let (rest, o) = open("<x:invoke name=\"a.b\" extra='1'>tail").unwrap();
+        assert_eq!(rest, "tail");
+        assert_eq!(o.name.prefix, Some("x"));
+        assert_eq!(o.name.local, "invoke");
+        assert_eq!(o.attr("name"), Some("a.b"));
+        assert_eq!(o.attr("extra"), Some("1"));
+    }
+
+    #[test]
+    fn open_tag_cut_is_incomplete() {
+        assert!(matches!(
+            open("<invoke name=\"a"),
+            Err(nom::Err::Incomplete(_))
+        ));
+        assert!(matches!(open("<inv"), Err(nom::Err::Incomplete(_))));
+    }
+
+    #[test]
+    fn close_tag() {
+        assert_eq!(close("</invoke >x").unwrap().0, "x");
+        assert!(matches!(close("</invo"), Err(nom::Err::Incomplete(_))));
+    }
+}

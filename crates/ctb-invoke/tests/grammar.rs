@@ -1,0 +1,207 @@
+//! Data-driven grammar tests: every `tests/data/*.txt` reply is scanned, the result rendered and
+//! snapshotted, and three invariants are checked on it:
+//! - the same reply with every tag namespace-prefixed (and with mixed prefixes) reads the same;
+//! - feeding it in pieces (every split point, plus seeded random chunkings) ends in the same
+//!   result, and a call reported early is the call reported at the end;
+//! - offsets are in bounds and on character boundaries.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ctb_invoke::{Found, Scanner, find_first_call};
+
+/// The namespace prefix, built from parts (see the display caveat in the README).
+const NS: &str = concat!("ant", "ml:");
+
+fn render(text: &str, found: &Found<'_>) -> String {
+    let mut out = String::new();
+    match found {
+        Found::Call(c) => {
+            writeln!(out, "call {:?}", c.name).unwrap();
+            writeln!(out, "prose {:?}", &text[..c.prose_end]).unwrap();
+            if let Some(r) = &c.residue {
+                writeln!(out, "residue {:?}", &text[r.clone()]).unwrap();
+            }
+            for p in &c.params {
+                let extra: Vec<String> = p
+                    .attrs
+                    .iter()
+                    .filter(|(k, _)| *k != "name")
+                    .map(|(k, v)| format!("{k}={v:?}"))
+                    .collect();
+                writeln!(out, "param {:?} {:?} {}", p.name, p.value, extra.join(" ")).unwrap();
+            }
+            writeln!(out, "after {:?}", &text[c.end..]).unwrap();
+        }
+        Found::Incomplete {
+            start,
+            in_parameter,
+        } => {
+            writeln!(
+                out,
+                "incomplete in_parameter={in_parameter} from {:?}",
+                &text[*start..]
+            )
+            .unwrap();
+        }
+        Found::Nothing(why) => writeln!(out, "nothing {why:?}").unwrap(),
+    }
+    out
+}
+
+fn prefixed(text: &str, closing_too: bool) -> String {
+    let mut s = text.to_owned();
+    for t in ["invoke", "parameter", "function_calls"] {
+        s = s.replace(&format!("<{t}"), &format!("<{NS}{t}"));
+        if closing_too {
+            s = s.replace(&format!("</{t}"), &format!("</{NS}{t}"));
+        }
+    }
+    s
+}
+
+/// A tiny deterministic PRNG (xorshift64*), so no dependency is needed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn char_boundaries(text: &str) -> Vec<usize> {
+    (1..text.len())
+        .filter(|i| text.is_char_boundary(*i))
+        .collect()
+}
+
+fn check_streaming(text: &str, batch: &Found<'_>, cuts: &[usize]) {
+    let mut sc = Scanner::new();
+    for &cut in cuts {
+        let partial = sc.advance(&text[..cut]);
+        if let Found::Call(c) = &partial {
+            // An early answer must be the final answer.
+            assert_eq!(&partial, batch, "early call differs at cut {cut}");
+            assert!(c.end <= cut);
+        }
+    }
+    let last = sc.finish(text);
+    assert_eq!(&last, batch, "streamed result differs for cuts {cuts:?}");
+}
+
+fn check_offsets(text: &str, found: &Found<'_>) {
+    if let Found::Call(c) = found {
+        assert!(c.prose_end <= c.start && c.start < c.end && c.end <= text.len());
+        assert!(text.is_char_boundary(c.prose_end) && text.is_char_boundary(c.end));
+    }
+}
+
+#[test]
+fn grammar_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "fixtures missing");
+    for path in files {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let found = find_first_call(&text);
+        check_offsets(&text, &found);
+        let shown = render(&text, &found);
+        insta::assert_snapshot!(name.clone(), shown);
+
+        // Prefixed and mixed-prefix variants read the same (offsets aside).
+        for closing in [true, false] {
+            let p = prefixed(&text, closing);
+            let pf = find_first_call(&p);
+            check_offsets(&p, &pf);
+            let shown_p = render(&p, &pf);
+            let expect = if name == "fenced_backticks" || name == "inline_mention" {
+                shown.replace("<invoke", &format!("<{NS}invoke"))
+            } else {
+                shown.clone()
+            };
+            let norm = |s: &str| {
+                let mut s = s.to_owned();
+                for t in ["invoke", "parameter", "function_calls"] {
+                    s = s.replace(&format!("{NS}{t}"), t);
+                }
+                s
+            };
+            assert_eq!(
+                norm(&shown_p),
+                norm(&expect),
+                "{name}: prefixed (closing={closing})"
+            );
+        }
+
+        // Streaming: every single split point, then random chunkings.
+        let bounds = char_boundaries(&text);
+        for &b in &bounds {
+            check_streaming(&text, &found, &[b]);
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ text.len() as u64);
+        for _ in 0..200 {
+            let mut cuts: Vec<usize> = bounds
+                .iter()
+                .copied()
+                .filter(|_| rng.next() % 4 == 0)
+                .collect();
+            cuts.dedup();
+            check_streaming(&text, &found, &cuts);
+        }
+        // One byte at a time (as characters).
+        check_streaming(&text, &found, &bounds);
+    }
+}
+
+#[test]
+fn lost_bracket_line_is_a_call() {
+    let text = format!(
+        "Reading.\n{NS}invoke name=\"Read\">\n<parameter name=\"file_path\">/a</parameter>\n</{NS}invoke>"
+    );
+    let Found::Call(c) = find_first_call(&text) else {
+        panic!("no call")
+    };
+    assert_eq!(c.name, "Read");
+    assert_eq!(&text[..c.prose_end], "Reading.");
+}
+
+#[test]
+fn prefix_fragments_in_prose_are_not_calls() {
+    let text = format!("import from @tanstack/{NS}query and anyhow::{NS}:Result;\n{NS}:x");
+    assert!(matches!(find_first_call(&text), Found::Nothing(_)));
+}
+
+#[test]
+fn pathological_inputs_finish() {
+    // Many closing tags inside one never-closed value, fed in pieces: work is capped.
+    let mut text = String::from("<invoke name=\"x\">\n<parameter name=\"v\">");
+    for _ in 0..20_000 {
+        text.push_str("</invoke>\n");
+    }
+    let mut sc = Scanner::new();
+    let mut last = None;
+    for cut in (0..text.len()).step_by(7) {
+        last = Some(sc.advance(&text[..cut]));
+    }
+    assert!(last.is_some());
+    let r = sc.finish(&text);
+    assert!(matches!(r, Found::Incomplete { .. } | Found::Nothing(_)));
+    // A megabyte of prose lines and a call at the end.
+    let mut big = "word ".repeat(200_000);
+    big.push_str("\n<invoke name=\"Read\">\n<parameter name=\"p\">1</parameter>\n</invoke>");
+    assert!(matches!(find_first_call(&big), Found::Call(_)));
+    // Deeply nested quoted invokes inside a value.
+    let mut nested = String::from("<invoke name=\"x\">\n<parameter name=\"v\">");
+    for _ in 0..50_000 {
+        nested.push_str("<invoke name=\"y\">");
+    }
+    assert!(matches!(find_first_call(&nested), Found::Incomplete { .. }));
+}
