@@ -7,8 +7,8 @@ mod decision;
 mod session;
 mod translate;
 
-pub use config::Config;
+pub use config::{Config, ConfigError};
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, FinishReason, Outcome, Reason};
 pub use session::{Session, TurnPlan};
-pub use translate::translate;
+pub use translate::{MAX_REPLY_BYTES, holds_json_request, render_request, translate};

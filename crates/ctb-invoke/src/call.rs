@@ -200,7 +200,8 @@ fn body(mut i: &str) -> Result<(&str, Vec<Param<'_>>), Fail> {
 }
 
 /// A value: everything up to the closing tag of `elem` that is followed by the next child or
-/// by `</invoke>`, skipping closings that belong to a call quoted inside the value.
+/// by `</invoke>`, skipping closings that belong to a call quoted inside the value (an
+/// `<invoke` that starts a line of the value opens one).
 fn value<'a>(i: &'a str, elem: Name<'a>) -> Result<(&'a str, &'a str), Fail> {
     let bytes = i.as_bytes();
     let mut depth = 0usize;
@@ -222,7 +223,7 @@ fn value<'a>(i: &'a str, elem: Name<'a>) -> Result<(&'a str, &'a str), Fail> {
                     return Err(Fail::Incomplete { in_parameter: true });
                 }
             }
-        } else if opens_invoke(here) {
+        } else if starts_line(i, at) && opens_invoke(here) {
             depth += 1;
         }
     }
@@ -241,6 +242,13 @@ fn closing_name(here: &str) -> Option<Result<(&str, Name<'_>), ()>> {
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
         Err(_) => None,
     }
+}
+
+/// Whether `at` starts a line of the value (or the value), up to three spaces of indent.
+fn starts_line(value: &str, at: usize) -> bool {
+    let head = &value[..at];
+    let line = &head[head.rfind('\n').map_or(0, |n| n + 1)..];
+    line.len() <= 3 && line.bytes().all(|b| b == b' ' || b == b'\t')
 }
 
 fn opens_invoke(here: &str) -> bool {

@@ -265,12 +265,17 @@ fn fence_run(body: &str) -> Option<(u8, usize)> {
     (n >= 3).then_some((c, n))
 }
 
-/// Whether a line's text mentions a call tag (quoted, since it was not a call).
+/// Whether a line's text mentions a call tag (quoted, since it was not a call): `invoke` or
+/// `function_calls` right after `<` or a prefix colon, and ending there (`<invoke_x>` is not).
 fn mentions_call(line: &str) -> bool {
-    line.contains("<invoke")
-        || line.contains(":invoke")
-        || line.contains("<function_calls")
-        || line.contains(":function_calls")
+    ["invoke", "function_calls"].iter().any(|word| {
+        line.match_indices(word).any(|(at, _)| {
+            let before = line[..at].bytes().last();
+            let after = line.as_bytes().get(at + word.len()).copied();
+            matches!(before, Some(b'<' | b':'))
+                && matches!(after, None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
+        })
+    })
 }
 
 /// Does a call start at the beginning of `body`? `Some(Ok((offset, how)))` when it does,
