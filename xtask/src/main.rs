@@ -5,9 +5,12 @@
 
 mod bench;
 mod conformance;
+mod conversations;
 mod dist;
 mod replay;
 mod test;
+#[cfg(test)]
+mod tidy;
 mod util;
 
 use std::process::ExitCode;
@@ -48,7 +51,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("xtask: {msg}");
-            ExitCode::FAILURE
+            // Bad input (a `usage:` message) exits 2, a failed step 1.
+            ExitCode::from(if msg.starts_with("usage:") { 2 } else { 1 })
         }
     }
 }

@@ -1,6 +1,47 @@
 //! Translates Claude's native tool-call text into Agent Zero JSON tool requests.
 //!
-//! (Crate docs are written in full once the API settles.)
+//! Agent Zero, in chat mode, wants every tool call as one JSON object
+//! `{"thoughts", "headline", "tool_name", "tool_args"}`. Claude models often write their
+//! native call markup instead. This crate is the bridge's facade: it composes the grammar
+//! ([`ctb_invoke`]), tolerant JSON ([`ctb_json`]), schema typing ([`ctb_schema`]), stop strings
+//! and loop detection ([`ctb_guard`]) and the prose policy ([`ctb_prose`]) into two entry points:
+//!
+//! - [`translate`]: one reply in, one [`Decision`] out, no state;
+//! - [`Session`]: one per agent, for a streamed conversation: the stop strings to ask for,
+//!   early stop while streaming, loops, discards and re-asks, prose answers.
+//!
+//! Whenever the bridge is not sure, the decision is [`Outcome::Untouched`] and carries the
+//! reply byte for byte, with a [`Reason`] saying why.
+//!
+//! ```
+//! use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
+//!
+//! let catalog = Catalog::agent_zero();
+//! let mut session = Session::new(Config::default());
+//!
+//! // Start of a turn: the stop strings to send to the provider.
+//! let plan = session.begin_turn("anthropic/claude-sonnet-4-5", &[]);
+//! assert!(plan.covered && plan.stops.len() <= 4);
+//!
+//! // While streaming: stop as soon as the first call is complete.
+//! let mut stopped = None;
+//! for delta in ["court\n<invoke name=\"memory_load\">\n<parameter name=\"query\">",
+//!               "vpn setup</parameter>\n<parameter name=\"limit\">3</parameter>\n</invoke>",
+//!               "\n<function_results>made up</function_results>"] {
+//!     if let Some(reply) = session.feed(delta) {
+//!         stopped = Some(reply);
+//!         break;
+//!     }
+//! }
+//! let reply = stopped.expect("the call completed");
+//!
+//! // The finished reply: what Agent Zero should see.
+//! let decision = session.finish(&reply, FinishReason::Stop, &catalog);
+//! assert_eq!(decision.outcome, Outcome::Translated);
+//! let request = decision.request.unwrap();
+//! assert_eq!(request["tool_name"], "memory_load");
+//! assert_eq!(request["tool_args"]["limit"], 3); // typed from the schema
+//! ```
 
 mod config;
 mod decision;
@@ -12,3 +53,8 @@ pub use ctb_schema::Catalog;
 pub use decision::{Decision, FinishReason, Outcome, Reason};
 pub use session::{Session, TurnPlan};
 pub use translate::{MAX_REPLY_BYTES, holds_json_request, render_request, translate};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -125,11 +125,15 @@ const TOOL_ARGS: &str = "tool_args";
 const ARGS: &str = "args";
 
 fn build_request(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Value, Reason> {
-    // A `tool:method` whose tool lists other methods but not this one is unknown; a plain base
-    // tool (Agent Zero turns the method into an `action` argument) is known.
+    // A `tool:method` whose tool lists other methods but not this one is unknown. A listed base
+    // tool (Agent Zero turns the method into an `action` argument), or the bare family name, is
+    // known.
     let tool = match catalog.lookup(call.name) {
-        Some(found) if found.how != ctb_schema::Match::Merged => found.tool,
-        _ => return Err(Reason::UnknownTool),
+        Some(found) if found.how == ctb_schema::Match::Merged && call.name.contains(':') => {
+            return Err(Reason::UnknownTool);
+        }
+        Some(found) => found.tool,
+        None => return Err(Reason::UnknownTool),
     };
     let mut thoughts = split_thoughts(&reply[..call.prose_end]);
     let mut headline = None;

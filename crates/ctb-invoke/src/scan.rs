@@ -268,13 +268,17 @@ fn fence_run(body: &str) -> Option<(u8, usize)> {
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): `invoke` or
 /// `function_calls` right after `<` or a prefix colon, and ending there (`<invoke_x>` is not).
 fn mentions_call(line: &str) -> bool {
-    ["invoke", "function_calls"].iter().any(|word| {
-        line.match_indices(word).any(|(at, _)| {
-            let before = line[..at].bytes().last();
-            let after = line.as_bytes().get(at + word.len()).copied();
-            matches!(before, Some(b'<' | b':'))
-                && matches!(after, None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
-        })
+    let b = line.as_bytes();
+    b.iter().enumerate().any(|(at, &c)| {
+        (c == b'<' || c == b':')
+            && ["invoke", "function_calls"].iter().any(|word| {
+                let end = at + 1 + word.len();
+                b.get(at + 1..end) == Some(word.as_bytes())
+                    && matches!(
+                        b.get(end),
+                        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                    )
+            })
     })
 }
 

@@ -1,0 +1,116 @@
+//! `tidy`: tests that keep the repository honest (run by `cargo test`, hence by
+//! `cargo xtask test`). Each checks a rule a reviewer would otherwise have to remember.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::root;
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn crate_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "target" || name.starts_with("target-") || name == "dist" {
+            continue;
+        }
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_library_opens_with_a_crate_doc_and_an_example() {
+    for dir in crate_dirs() {
+        let lib = dir.join("src/lib.rs");
+        let file = if lib.is_file() { lib } else { dir.join("src/main.rs") };
+        let text = read(&file);
+        assert!(text.starts_with("//!"), "{}: must open with a `//!` doc", file.display());
+        if file.ends_with("lib.rs") {
+            let doc: String = text.lines().take_while(|l| l.starts_with("//!")).collect();
+            assert!(doc.contains("```"), "{}: the crate doc needs an example", file.display());
+        }
+    }
+}
+
+#[test]
+fn readme_lists_every_crate() {
+    let readme = read(&root().join("README.md"));
+    for dir in crate_dirs() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "ctb-fixtures" {
+            continue; // internal, not for users
+        }
+        assert!(readme.contains(&format!("`{name}`")), "README.md does not list `{name}`");
+    }
+}
+
+#[test]
+fn every_reason_code_is_documented() {
+    let docs = read(&root().join("docs/reasons.md"));
+    let code = read(&root().join("crates/claude-tool-bridge/src/decision.rs"));
+    let mut n = 0;
+    for line in code.lines() {
+        if let Some((_, rest)) = line.split_once("=> \"") {
+            let reason = rest.split('"').next().unwrap();
+            assert!(docs.contains(&format!("| `{reason}` |")), "docs/reasons.md lacks `{reason}`");
+            n += 1;
+        }
+    }
+    assert!(n >= 15, "found only {n} reason codes");
+}
+
+#[test]
+fn no_pending_snapshots() {
+    let mut files = Vec::new();
+    walk(&root(), &mut files);
+    let pending: Vec<_> = files
+        .iter()
+        .filter(|p| {
+            let s = p.to_string_lossy();
+            s.ends_with(".snap.new") || s.ends_with(".pending-snap")
+        })
+        .collect();
+    assert!(pending.is_empty(), "review these snapshots: {pending:?}");
+}
+
+#[test]
+fn every_reply_fixture_has_a_sidecar() {
+    let dir = root().join("fixtures/replies");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "txt") {
+            assert!(p.with_extension("json").is_file(), "{}: no sidecar", p.display());
+            n += 1;
+        }
+    }
+    assert!(n > 0);
+}
+
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let ci = read(&root().join(".ci/run"));
+    assert!(ci.contains("cargo xtask test"), ".ci/run must run `cargo xtask test`");
+    let readme = read(&root().join("README.md"));
+    assert!(readme.contains("cargo xtask test") && readme.contains("cargo xtask replay"));
+}
