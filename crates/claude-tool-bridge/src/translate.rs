@@ -198,14 +198,39 @@ fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
     }
 }
 
-/// The prose before the call as a list of thoughts: one per non-empty line.
+/// The prose before the call as a list of thoughts: one per paragraph (blank-line separated),
+/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph.
 fn split_thoughts(prose: &str) -> Vec<String> {
-    prose
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut fence: Option<&str> = None;
+    for line in prose.lines() {
+        let trimmed = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            _ => {}
+        }
+        if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+            push_thought(&mut out, &mut current);
+            continue;
+        }
+        if !current.is_empty() {
+            current.push('\n');
+        }
+        current.push_str(line);
+    }
+    push_thought(&mut out, &mut current);
+    out
+}
+
+fn push_thought(out: &mut Vec<String>, current: &mut String) {
+    let t = current.trim();
+    if !t.is_empty() {
+        out.push(t.to_owned());
+    }
+    current.clear();
 }
 
 /// A `thoughts` parameter: a JSON array of strings, or plain text split into lines.
@@ -223,7 +248,11 @@ fn thoughts_param(raw: &str) -> Vec<String> {
                 .collect();
         }
     }
-    split_thoughts(raw)
+    raw.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A short headline for a call that did not give one.

@@ -1,1 +1,646 @@
-//! Stop sequences and loop detection (STUB, see issue 4).
+//! Stop strings and loop detection for Claude replies written in the native tool-call form.
+//!
+//! The bridge asks the provider for at most four stop strings:
+//!
+//! 1. [`END_OF_CALL`] (`invoke>`): the common tail of the bare and of the namespace-prefixed
+//!    closing tag. The provider cuts the reply *before* the stop string, so a stopped reply ends
+//!    in a half closing tag (`</` alone, or `</` plus the namespace prefix), which
+//!    [`complete_half_tag`] closes again.
+//! 2. Three loop stops, one per loop kind ([`LoopKind::EmptyCall`], [`LoopKind::Placeholder`],
+//!    [`LoopKind::PrefixChain`]). Each spans the seam between the first and the second
+//!    repetition of its unit, so the reply ends inside the first repetition and leaves a
+//!    recognisable tail ([`classify_stop`]).
+//!
+//! [`looks_like_loop`] also catches loops no stop string matched: a reply that ran to
+//! `max_tokens` and deflates to a tenth of its size or less, or a reply that ends in the
+//! residue word (`court`, `course`, `count`, `call`) alone, repeated.
+//!
+//! Every function is linear in its input and caps its work (see [`MAX_SCAN_BYTES`]).
+//!
+//! ```
+//! use ctb_guard::{StopKind, StopOptions, classify_stop, complete_half_tag, stop_strings};
+//!
+//! let stops = stop_strings(&[], StopOptions { end_of_call: true, loops: true });
+//! assert_eq!(stops.len(), 4);
+//! assert_eq!(stops[0], "invoke>");
+//!
+//! // What the provider returns when it stopped at the end of the first call:
+//! let reply = "Listing.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</";
+//! assert_eq!(classify_stop(reply), Some(StopKind::EndOfCall));
+//! assert!(complete_half_tag(reply).unwrap().ends_with("</invoke>"));
+//! ```
+
+use std::fmt;
+
+/// The namespace prefix Claude sometimes writes before its tag names (built from parts so
+/// that no display layer rewrites it).
+pub const PREFIX: &str = concat!("ant", "ml", ":");
+
+/// The end-of-call stop string: the tail shared by `</invoke>` and its prefixed form.
+pub const END_OF_CALL: &str = "invoke>";
+
+/// Loop stop for [`LoopKind::EmptyCall`]: the end of a call without parameters followed by
+/// the start of the next one (`<invoke name="x">`, newline, `</invoke>`, newline, `<invoke`).
+/// It starts at the `">` that closes the first call's opening tag.
+pub const LOOP_EMPTY_CALL: &str = "\">\n</invoke>\n<invoke";
+
+/// Loop stop for [`LoopKind::Placeholder`]: the end of an invented `<..._placeholder>` tag
+/// followed by the next tag on the next line.
+pub const LOOP_PLACEHOLDER: &str = "placeholder>\n<";
+
+/// Loop stop for [`LoopKind::PrefixChain`]: the namespace prefix written after itself.
+pub const LOOP_PREFIX_CHAIN: &str = concat!(":", "ant", "ml", ":");
+
+/// Most stop strings a request may carry: LiteLLM passes on the first four and silently
+/// drops the rest.
+pub const MAX_STOPS: usize = 4;
+
+/// Hard cap on the bytes any function here looks at (the tail of a longer text is used).
+pub const MAX_SCAN_BYTES: usize = 128 * 1024;
+
+/// The ratio (original size / deflated size) from which a reply that ran to `max_tokens`
+/// counts as a loop.
+pub const LOOP_DEFLATE_RATIO: f64 = 10.0;
+
+/// Minimum length for the deflate test when the finish reason is unknown: only a long reply
+/// can have run to a token limit.
+pub const UNKNOWN_FINISH_MIN_BYTES: usize = 16 * 1024;
+
+/// Words Claude leaves where the wrapper's opening tag should be.
+pub const RESIDUE_WORDS: [&str; 4] = ["court", "course", "count", "call"];
+
+/// How many times a residue word must end the reply to count as a loop.
+pub const RESIDUE_REPEATS: usize = 3;
+
+/// Which bridge stop strings to ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StopOptions {
+    /// The end-of-call stop ([`END_OF_CALL`]).
+    pub end_of_call: bool,
+    /// The three loop stops.
+    pub loops: bool,
+}
+
+/// The kinds of degenerate loop the guard recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LoopKind {
+    /// A call without parameters, repeated.
+    EmptyCall,
+    /// An invented placeholder tag such as `<invoke_placeholder>`, repeated.
+    Placeholder,
+    /// The namespace prefix chained to itself.
+    PrefixChain,
+    /// The residue word alone, repeated.
+    Residue,
+    /// Ran to `max_tokens` and deflates to a tenth of its size or less.
+    Compressible,
+}
+
+impl LoopKind {
+    /// A short snake_case name.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::EmptyCall => "empty_call",
+            Self::Placeholder => "placeholder",
+            Self::PrefixChain => "prefix_chain",
+            Self::Residue => "residue",
+            Self::Compressible => "compressible",
+        }
+    }
+
+    /// The stop string that catches this kind, if there is one.
+    pub fn stop_string(self) -> Option<&'static str> {
+        match self {
+            Self::EmptyCall => Some(LOOP_EMPTY_CALL),
+            Self::Placeholder => Some(LOOP_PLACEHOLDER),
+            Self::PrefixChain => Some(LOOP_PREFIX_CHAIN),
+            Self::Residue | Self::Compressible => None,
+        }
+    }
+}
+
+impl fmt::Display for LoopKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Which of the bridge's stop strings ended a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StopKind {
+    /// The end-of-call stop: the reply ends in a half closing tag.
+    EndOfCall,
+    /// One of the loop stops.
+    Loop(LoopKind),
+}
+
+impl StopKind {
+    /// The stop string of this kind (`None` for loop kinds no stop string catches).
+    pub fn stop_string(self) -> Option<&'static str> {
+        match self {
+            Self::EndOfCall => Some(END_OF_CALL),
+            Self::Loop(kind) => kind.stop_string(),
+        }
+    }
+}
+
+/// How a reply ended, as far as the guard cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Finish {
+    /// The model ended the reply (`end_turn`; LiteLLM also reports a stop string as `stop`).
+    Stop,
+    /// A stop string matched.
+    StopSequence,
+    /// The reply ran out of `max_tokens`.
+    MaxTokens,
+    /// Not reported: inferred from the text.
+    #[default]
+    Unknown,
+}
+
+/// The bridge's own stop strings for `options`, end-of-call first, loop stops after.
+pub fn bridge_stops(options: StopOptions) -> Vec<&'static str> {
+    let mut out = Vec::with_capacity(MAX_STOPS);
+    if options.end_of_call {
+        out.push(END_OF_CALL);
+    }
+    if options.loops {
+        out.extend([LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN]);
+    }
+    out
+}
+
+/// The full stop list for a request: the model's own stops first and untouched (they take
+/// precedence), then the bridge's stops in the slots left of [`MAX_STOPS`], end-of-call first.
+/// A bridge stop the model already lists is not repeated.
+pub fn stop_strings(model_stops: &[String], options: StopOptions) -> Vec<String> {
+    let mut out: Vec<String> = model_stops.to_vec();
+    for stop in bridge_stops(options) {
+        if out.len() >= MAX_STOPS {
+            break;
+        }
+        if !out.iter().any(|s| s == stop) {
+            out.push(stop.to_owned());
+        }
+    }
+    out
+}
+
+/// Which bridge stop `stop` is, if any.
+pub fn stop_kind_of(stop: &str) -> Option<StopKind> {
+    match stop {
+        END_OF_CALL => Some(StopKind::EndOfCall),
+        LOOP_EMPTY_CALL => Some(StopKind::Loop(LoopKind::EmptyCall)),
+        LOOP_PLACEHOLDER => Some(StopKind::Loop(LoopKind::Placeholder)),
+        LOOP_PREFIX_CHAIN => Some(StopKind::Loop(LoopKind::PrefixChain)),
+        _ => None,
+    }
+}
+
+/// Where a provider would stop `text` given `stops`, the way Anthropic does it: at the stop
+/// string that is completed first while the text is written (the earliest end; on a tie the
+/// longer one). Returns `(start, stop_index)`: the output is `text[..start]`.
+pub fn first_stop_match(text: &str, stops: &[String]) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None; // (end, start, index)
+    for (index, stop) in stops.iter().enumerate() {
+        if stop.is_empty() {
+            continue;
+        }
+        if let Some(start) = text.find(stop.as_str()) {
+            let end = start + stop.len();
+            let better = match best {
+                None => true,
+                Some((best_end, best_start, _)) => {
+                    end < best_end || (end == best_end && start < best_start)
+                }
+            };
+            if better {
+                best = Some((end, start, index));
+            }
+        }
+    }
+    best.map(|(_, start, index)| (start, index))
+}
+
+/// The last `MAX_SCAN_BYTES` of `text` (or all of it), starting on a character boundary.
+fn tail(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// Strips the namespace prefix from the end of `s`, if present.
+fn strip_suffix_prefix(s: &str) -> &str {
+    s.strip_suffix(PREFIX).unwrap_or(s)
+}
+
+/// Which of the bridge's stops left `reply` as it is, judged from its last bytes alone.
+///
+/// - [`StopKind::EndOfCall`]: ends in `</` alone or `</` plus the namespace prefix;
+/// - [`LoopKind::EmptyCall`]: ends inside an opening tag `<invoke name="x` (no closing quote);
+/// - [`LoopKind::Placeholder`]: ends in `<` plus a tag name ending in `_` (`<invoke_`);
+/// - [`LoopKind::PrefixChain`]: ends in the prefix's name right after `<` or `</`.
+///
+/// A reply that ran out of `max_tokens` can end the same way by chance: callers check the
+/// finish reason first.
+pub fn classify_stop(reply: &str) -> Option<StopKind> {
+    let text = tail(reply, 256);
+    if strip_suffix_prefix(text).ends_with("</") {
+        return Some(StopKind::EndOfCall);
+    }
+    let prefix_name = &PREFIX[..PREFIX.len() - 1];
+    if let Some(before) = text.strip_suffix(prefix_name) {
+        if before.ends_with('<') || before.ends_with("</") {
+            return Some(StopKind::Loop(LoopKind::PrefixChain));
+        }
+    }
+    let lt = text.rfind('<')?;
+    let after = &text[lt + 1..];
+    let after = after.strip_prefix('/').unwrap_or(after);
+    let after = after.strip_prefix(PREFIX).unwrap_or(after);
+    if let Some(name) = after.strip_prefix("invoke name=\"") {
+        if !name.contains(['"', '<', '>', '\n']) {
+            return Some(StopKind::Loop(LoopKind::EmptyCall));
+        }
+    }
+    if after.len() > 1
+        && after.ends_with('_')
+        && after
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'-' | b'.'))
+    {
+        return Some(StopKind::Loop(LoopKind::Placeholder));
+    }
+    None
+}
+
+/// Closes the half closing tag the end-of-call stop leaves: `Some(reply + "invoke>")` when the
+/// reply ends in `</` alone or `</` plus the namespace prefix, `None` otherwise. It does not
+/// look at the finish reason: never call it for a reply that ran out of `max_tokens`.
+pub fn complete_half_tag(reply: &str) -> Option<String> {
+    if classify_stop(reply) != Some(StopKind::EndOfCall) {
+        return None;
+    }
+    let mut out = String::with_capacity(reply.len() + END_OF_CALL.len());
+    out.push_str(reply);
+    out.push_str(END_OF_CALL);
+    Some(out)
+}
+
+/// Original size divided by deflated size, over the last [`MAX_SCAN_BYTES`] of `text`
+/// (default compression level, whose long match search still finds units of a few kilobytes). Empty
+/// text gives 1.
+pub fn deflate_ratio(text: &str) -> f64 {
+    let sample = tail(text, MAX_SCAN_BYTES).as_bytes();
+    if sample.is_empty() {
+        return 1.0;
+    }
+    let packed = miniz_oxide::deflate::compress_to_vec(sample, 6);
+    sample.len() as f64 / packed.len().max(1) as f64
+}
+
+/// How many times a residue word, alone, ends `text` (whitespace between repeats allowed).
+pub fn trailing_residue_repeats(text: &str) -> usize {
+    let mut rest = tail(text, MAX_SCAN_BYTES).trim_end();
+    let mut count = 0;
+    let mut glued = false;
+    'outer: loop {
+        for word in RESIDUE_WORDS {
+            if let Some(before) = rest.strip_suffix(word) {
+                glued = before
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+                rest = before.trim_end();
+                count += 1;
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    // The run must start a word: `recall` is not the residue word `call`.
+    if glued {
+        count -= 1;
+    }
+    count
+}
+
+/// Whether `reply` is a degenerate loop, and which kind:
+///
+/// - it ends the way a loop stop leaves a reply (not when it ran out of `max_tokens`, where
+///   such an ending is chance);
+/// - it ends in a residue word alone, repeated at least [`RESIDUE_REPEATS`] times;
+/// - it ran out of `max_tokens` (or its finish is unknown and it is at least
+///   [`UNKNOWN_FINISH_MIN_BYTES`] long) and deflates by [`LOOP_DEFLATE_RATIO`] or more.
+pub fn looks_like_loop(reply: &str, finish: Finish) -> Option<LoopKind> {
+    if finish != Finish::MaxTokens {
+        if let Some(StopKind::Loop(kind)) = classify_stop(reply) {
+            return Some(kind);
+        }
+    }
+    if trailing_residue_repeats(reply) >= RESIDUE_REPEATS {
+        return Some(LoopKind::Residue);
+    }
+    let ran_long = match finish {
+        Finish::MaxTokens => true,
+        Finish::Unknown => reply.len() >= UNKNOWN_FINISH_MIN_BYTES,
+        Finish::Stop | Finish::StopSequence => false,
+    };
+    if ran_long && reply.len() >= 64 && deflate_ratio(reply) >= LOOP_DEFLATE_RATIO {
+        return Some(LoopKind::Compressible);
+    }
+    None
+}
+
+/// Streaming trigger: reports when a closing `invoke>` (bare or prefixed) has just been
+/// completed, looking at each byte once. Feed it bytes in any split, even inside a UTF-8
+/// character; it keeps only the last few bytes seen.
+#[derive(Debug, Clone, Default)]
+pub struct CallEndWatch {
+    last: [u8; 8],
+    len: usize,
+    seen: usize,
+}
+
+impl CallEndWatch {
+    /// A fresh watch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes seen so far.
+    pub fn seen(&self) -> usize {
+        self.seen
+    }
+
+    /// Feeds `chunk`; returns how many `invoke>` endings it completed.
+    pub fn push(&mut self, chunk: &[u8]) -> usize {
+        const WORD: &[u8] = b"invoke";
+        let mut hits = 0;
+        for (i, &b) in chunk.iter().enumerate() {
+            if b == b'>' {
+                // Compare the six bytes before `>`: from the chunk, then from the saved tail.
+                let mut ok = true;
+                for k in 0..WORD.len() {
+                    let want = WORD[WORD.len() - 1 - k];
+                    let got = if k < i {
+                        Some(chunk[i - 1 - k])
+                    } else {
+                        let back = k - i; // 0 = last saved byte
+                        (back < self.len).then(|| self.last[self.len - 1 - back])
+                    };
+                    if got != Some(want) {
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok {
+                    hits += 1;
+                }
+            }
+        }
+        self.remember(chunk);
+        self.seen += chunk.len();
+        hits
+    }
+
+    fn remember(&mut self, chunk: &[u8]) {
+        let keep = self.last.len();
+        if chunk.len() >= keep {
+            self.last.copy_from_slice(&chunk[chunk.len() - keep..]);
+            self.len = keep;
+        } else {
+            let total = self.len + chunk.len();
+            if total > keep {
+                let drop = total - keep;
+                self.last.copy_within(drop..self.len, 0);
+                self.len -= drop;
+            }
+            self.last[self.len..self.len + chunk.len()].copy_from_slice(chunk);
+            self.len += chunk.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> String {
+        s.replace("<P:", &format!("<{PREFIX}"))
+            .replace("</P:", &format!("</{PREFIX}"))
+    }
+
+    #[test]
+    fn stop_list_respects_model_stops_and_limit() {
+        let all = StopOptions {
+            end_of_call: true,
+            loops: true,
+        };
+        assert_eq!(
+            stop_strings(&[], all),
+            vec![
+                END_OF_CALL,
+                LOOP_EMPTY_CALL,
+                LOOP_PLACEHOLDER,
+                LOOP_PREFIX_CHAIN
+            ]
+        );
+        let model = vec!["Human:".to_owned(), "STOP".to_owned()];
+        assert_eq!(
+            stop_strings(&model, all),
+            vec!["Human:", "STOP", END_OF_CALL, LOOP_EMPTY_CALL]
+        );
+        let five: Vec<String> = (0..5).map(|i| format!("s{i}")).collect();
+        assert_eq!(stop_strings(&five, all), five);
+        let dup = vec![END_OF_CALL.to_owned()];
+        assert_eq!(stop_strings(&dup, all).len(), 4);
+        let loops_only = StopOptions {
+            end_of_call: false,
+            loops: true,
+        };
+        assert_eq!(stop_strings(&[], loops_only)[0], LOOP_EMPTY_CALL);
+        assert!(stop_strings(&[], StopOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn stop_kinds_round_trip() {
+        for s in bridge_stops(StopOptions {
+            end_of_call: true,
+            loops: true,
+        }) {
+            let kind = stop_kind_of(s).unwrap();
+            assert_eq!(kind.stop_string(), Some(s));
+        }
+        assert_eq!(stop_kind_of("Human:"), None);
+    }
+
+    #[test]
+    fn provider_cut_leaves_recognisable_tails() {
+        let stops: Vec<String> = stop_strings(
+            &[],
+            StopOptions {
+                end_of_call: true,
+                loops: true,
+            },
+        );
+        let cases = [
+            (
+                "Go.\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n</invoke>\n<invoke name=\"b\">",
+                StopKind::EndOfCall,
+            ),
+            (
+                "<P:invoke name=\"a\">\n<P:parameter name=\"x\">1</P:parameter>\n</P:invoke>",
+                StopKind::EndOfCall,
+            ),
+            (
+                "x\n<invoke_placeholder>\n<invoke_placeholder>\n<invoke_placeholder>\n",
+                StopKind::Loop(LoopKind::Placeholder),
+            ),
+            (
+                &format!("Checking.\n<{}", PREFIX.repeat(6)),
+                StopKind::Loop(LoopKind::PrefixChain),
+            ),
+        ];
+        for (text, want) in cases {
+            let text = p(text);
+            let text = text.as_str();
+            let (start, index) = first_stop_match(text, &stops).unwrap();
+            assert_eq!(stop_kind_of(&stops[index]), Some(want), "{text:?}");
+            assert_eq!(classify_stop(&text[..start]), Some(want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn empty_call_loop_is_stopped_by_its_loop_stop_when_end_of_call_is_off() {
+        let loops_only: Vec<String> = stop_strings(
+            &[],
+            StopOptions {
+                end_of_call: false,
+                loops: true,
+            },
+        );
+        let text = format!(
+            "Run.\n{}",
+            "<invoke name=\"get_logs\">\n</invoke>\n".repeat(50)
+        );
+        let (start, index) = first_stop_match(&text, &loops_only).unwrap();
+        assert_eq!(loops_only[index], LOOP_EMPTY_CALL);
+        let cut = &text[..start];
+        assert!(cut.ends_with("<invoke name=\"get_logs"));
+        assert_eq!(
+            looks_like_loop(cut, Finish::StopSequence),
+            Some(LoopKind::EmptyCall)
+        );
+    }
+
+    #[test]
+    fn complete_half_tag_only_for_half_tags() {
+        assert_eq!(complete_half_tag("a\n</").unwrap(), "a\n</invoke>");
+        let prefixed = p("a\n</P:");
+        assert_eq!(
+            complete_half_tag(&prefixed).unwrap(),
+            format!("{prefixed}invoke>")
+        );
+        assert_eq!(complete_half_tag("a\n</parameter>"), None);
+        assert_eq!(complete_half_tag("a < b"), None);
+        assert_eq!(complete_half_tag(""), None);
+    }
+
+    #[test]
+    fn ordinary_endings_are_not_stops() {
+        for text in [
+            "Done.",
+            "<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>",
+            "a <b",
+            "use x < y_",
+            "<",
+            "the html tag is <html",
+        ] {
+            assert_eq!(classify_stop(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn residue_repeats() {
+        assert_eq!(trailing_residue_repeats("Let me check.\n\ncount"), 1);
+        assert_eq!(trailing_residue_repeats("x\ncourt\ncourt\ncourt\n"), 3);
+        assert_eq!(trailing_residue_repeats("callcallcall"), 3);
+        assert_eq!(trailing_residue_repeats("I will recall"), 0);
+        assert_eq!(trailing_residue_repeats("recallcall"), 1);
+        assert_eq!(
+            looks_like_loop("ok\ncourt court court court", Finish::Stop),
+            Some(LoopKind::Residue)
+        );
+        assert_eq!(looks_like_loop("ok\ncourt", Finish::Stop), None);
+    }
+
+    #[test]
+    fn deflate_rule_needs_max_tokens_or_long_unknown() {
+        let unit = "<invoke name=\"x\">\n</invoke>\n";
+        let loop_text = unit.repeat(400);
+        assert!(deflate_ratio(&loop_text) >= LOOP_DEFLATE_RATIO);
+        assert_eq!(
+            looks_like_loop(&loop_text, Finish::MaxTokens),
+            Some(LoopKind::Compressible)
+        );
+        assert_eq!(looks_like_loop(&loop_text, Finish::Stop), None);
+        // A long unit (about 2 KB) still compresses.
+        let long_unit: String = (0..400).map(|i| format!("{i} ")).collect();
+        let long_loop = long_unit.repeat(40);
+        assert_eq!(
+            looks_like_loop(&long_loop, Finish::MaxTokens),
+            Some(LoopKind::Compressible)
+        );
+        assert_eq!(
+            looks_like_loop(&long_loop, Finish::Unknown),
+            Some(LoopKind::Compressible)
+        );
+        // Ordinary prose that ran out of tokens is not a loop.
+        let prose: String = (0..300)
+            .map(|i| {
+                format!(
+                    "Sentence {i} talks about item {} and more. ",
+                    i * 7919 % 1000
+                )
+            })
+            .collect();
+        assert!(deflate_ratio(&prose) < LOOP_DEFLATE_RATIO);
+        assert_eq!(looks_like_loop(&prose, Finish::MaxTokens), None);
+        // A loop-stop ending does not count when the reply ran out of max_tokens.
+        assert_eq!(looks_like_loop("x <invoke_", Finish::MaxTokens), None);
+        assert_eq!(
+            looks_like_loop("x\n<invoke_", Finish::Unknown),
+            Some(LoopKind::Placeholder)
+        );
+    }
+
+    #[test]
+    fn first_stop_match_prefers_earliest_end() {
+        let stops = vec!["abcd".to_owned(), "bc".to_owned()];
+        assert_eq!(first_stop_match("xabcd", &stops), Some((2, 1)));
+        let stops = vec!["cd".to_owned(), "bcd".to_owned()];
+        assert_eq!(first_stop_match("xabcd", &stops), Some((2, 1)));
+        assert_eq!(first_stop_match("xyz", &stops), None);
+        assert_eq!(first_stop_match("xyz", &[String::new()]), None);
+    }
+
+    #[test]
+    fn watch_counts_invoke_endings_in_any_split() {
+        let text = p("<invoke name=\"a\">\n</invoke>\né</P:invoke> invoke >");
+        let whole = CallEndWatch::new().push(text.as_bytes());
+        assert_eq!(whole, 2);
+        let bytes = text.as_bytes();
+        for size in 1..10 {
+            let mut w = CallEndWatch::new();
+            let hits: usize = bytes.chunks(size).map(|c| w.push(c)).sum();
+            assert_eq!(hits, whole, "chunk size {size}");
+            assert_eq!(w.seen(), bytes.len());
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The guard against every reply fixture (`fixtures/replies/*.txt`) and conversation attempt
+//! (`fixtures/conversations/*.json`).
+
+use std::path::{Path, PathBuf};
+
+use ctb_guard::{CallEndWatch, END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
+use ctb_invoke::{Found, find_first_call};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Every reply fixture: (name, text).
+fn replies() -> Vec<(String, String)> {
+    let dir = fixtures().join("replies");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Tiny SplitMix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+#[test]
+fn loop_stops_never_match_an_ordinary_first_call_or_the_prose_before_it() {
+    let loop_stops = [LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN];
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    let mut early_in_prose = Vec::new();
+    for (name, text) in replies() {
+        let Found::Call(call) = find_first_call(&text) else {
+            // No call: only a looping reply may hold a loop stop.
+            if !name.contains("loop") {
+                for stop in loop_stops {
+                    if text.contains(stop) {
+                        problems.push(format!("{name}: {stop:?} in a reply without a call"));
+                    }
+                }
+            }
+            continue;
+        };
+        checked += 1;
+        for stop in loop_stops {
+            // Where the stop would cut: before its first occurrence.
+            if let Some(at) = text.find(stop) {
+                // An ordinary call (with parameters) must be untouched by every loop stop; an
+                // empty call may only be cut when a second call follows it.
+                let ordinary = !call.params.is_empty();
+                if at < call.end && (ordinary || at + stop.len() <= call.end) {
+                    problems.push(format!("{name}: {stop:?} at {at} (call ends {})", call.end));
+                }
+            }
+        }
+        // The end-of-call stop fires at the call's own closing tag, unless a parameter value
+        // holds the string (a cut inside a parameter) or quoted text before the call does.
+        if let Some(at) = text.find(END_OF_CALL) {
+            let in_value = call.params.iter().any(|p| p.value.contains(END_OF_CALL));
+            if at < call.start {
+                early_in_prose.push(name.clone());
+            } else if at + END_OF_CALL.len() != call.end && !in_value {
+                problems.push(format!(
+                    "{name}: end-of-call stop at {at}, call ends {}",
+                    call.end
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    eprintln!(
+        "checked {checked} reply fixtures with a call; end-of-call stop in the text before the call: {early_in_prose:?}"
+    );
+}
+
+#[test]
+fn call_end_watch_agrees_on_byte_level_splits() {
+    let mut rng = Rng(0xC0FFEE);
+    for (name, text) in replies() {
+        let bytes = text.as_bytes();
+        let whole = CallEndWatch::new().push(bytes);
+        assert_eq!(whole, text.matches("invoke>").count(), "{name}");
+        for run in 0..1000 {
+            let mut w = CallEndWatch::new();
+            let mut hits = 0;
+            let mut pos = 0;
+            let max = if run % 10 == 0 {
+                1
+            } else {
+                1 + rng.next() % 24
+            };
+            while pos < bytes.len() {
+                let end = (pos + 1 + (rng.next() % max) as usize).min(bytes.len());
+                hits += w.push(&bytes[pos..end]);
+                pos = end;
+            }
+            assert_eq!(hits, whole, "{name} run {run}");
+        }
+    }
+}
