@@ -27,7 +27,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         let name = e.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "target" || name.starts_with("target-") || name == "dist" {
+        if name.starts_with('.')
+            || name == "target"
+            || name.starts_with("target-")
+            || name == "dist"
+        {
             continue;
         }
         if p.is_dir() {
@@ -42,12 +46,24 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_library_opens_with_a_crate_doc_and_an_example() {
     for dir in crate_dirs() {
         let lib = dir.join("src/lib.rs");
-        let file = if lib.is_file() { lib } else { dir.join("src/main.rs") };
+        let file = if lib.is_file() {
+            lib
+        } else {
+            dir.join("src/main.rs")
+        };
         let text = read(&file);
-        assert!(text.starts_with("//!"), "{}: must open with a `//!` doc", file.display());
+        assert!(
+            text.starts_with("//!"),
+            "{}: must open with a `//!` doc",
+            file.display()
+        );
         if file.ends_with("lib.rs") {
             let doc: String = text.lines().take_while(|l| l.starts_with("//!")).collect();
-            assert!(doc.contains("```"), "{}: the crate doc needs an example", file.display());
+            assert!(
+                doc.contains("```"),
+                "{}: the crate doc needs an example",
+                file.display()
+            );
         }
     }
 }
@@ -60,7 +76,10 @@ fn readme_lists_every_crate() {
         if name == "ctb-fixtures" {
             continue; // internal, not for users
         }
-        assert!(readme.contains(&format!("`{name}`")), "README.md does not list `{name}`");
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "README.md does not list `{name}`"
+        );
     }
 }
 
@@ -72,7 +91,10 @@ fn every_reason_code_is_documented() {
     for line in code.lines() {
         if let Some((_, rest)) = line.split_once("=> \"") {
             let reason = rest.split('"').next().unwrap();
-            assert!(docs.contains(&format!("| `{reason}` |")), "docs/reasons.md lacks `{reason}`");
+            assert!(
+                docs.contains(&format!("| `{reason}` |")),
+                "docs/reasons.md lacks `{reason}`"
+            );
             n += 1;
         }
     }
@@ -100,7 +122,11 @@ fn every_reply_fixture_has_a_sidecar() {
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "txt") {
-            assert!(p.with_extension("json").is_file(), "{}: no sidecar", p.display());
+            assert!(
+                p.with_extension("json").is_file(),
+                "{}: no sidecar",
+                p.display()
+            );
             n += 1;
         }
     }
@@ -110,7 +136,10 @@ fn every_reply_fixture_has_a_sidecar() {
 #[test]
 fn ci_runs_the_readme_test_command() {
     let ci = read(&root().join(".ci/run"));
-    assert!(ci.contains("cargo xtask test"), ".ci/run must run `cargo xtask test`");
+    assert!(
+        ci.contains("cargo xtask test"),
+        ".ci/run must run `cargo xtask test`"
+    );
     let readme = read(&root().join("README.md"));
     assert!(readme.contains("cargo xtask test") && readme.contains("cargo xtask replay"));
 }
