@@ -1,0 +1,34 @@
+"""Translate Claude's native tool-call text into Agent Zero JSON tool requests.
+
+The work is done in Rust (``claude_tool_bridge._native``); this package only re-exports it.
+
+>>> from claude_tool_bridge import Catalog, Config, Session
+>>> session = Session(Config())
+>>> plan = session.begin_turn("anthropic/claude-sonnet-4-5", [])
+>>> isinstance(plan.stops, list)
+True
+"""
+
+from __future__ import annotations
+
+from ._native import (
+    BridgeError,
+    Catalog,
+    Config,
+    Decision,
+    Session,
+    TurnPlan,
+    __version__,
+    translate,
+)
+
+__all__ = [
+    "BridgeError",
+    "Catalog",
+    "Config",
+    "Decision",
+    "Session",
+    "TurnPlan",
+    "__version__",
+    "translate",
+]

@@ -1,0 +1,427 @@
+"""The plugin's logic, free of Agent Zero imports: settings, caches, per-agent state, turns.
+
+Everything here talks to the `claude_tool_bridge` wheel (the Rust core) and to objects
+handed in by the caller; nothing imports Agent Zero, so it is tested with plain stand-ins.
+The Agent Zero-facing glue lives in `integration.py`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import claude_tool_bridge as ctb
+
+PLUGIN_NAME = "claude_tool_bridge"
+PLUGIN_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG_FILE = PLUGIN_DIR / "default_config.yaml"
+
+SETTINGS_TTL_S = 5.0
+CATALOG_TTL_S = 120.0
+CATALOG_CACHE_MAX = 16
+# A discard asks again at most this many times per turn (the Rust session also stops
+# discarding after two in a row; this is only a hard cap on calls).
+MAX_REASKS = 2
+STATE_ATTR = "_claude_tool_bridge_state"
+
+Clock = Callable[[], float]
+
+
+# ---------------------------------------------------------------- settings
+
+
+def default_settings() -> dict[str, Any]:
+    """The defaults from `default_config.yaml` (read by the Rust core: no YAML module needed)."""
+    try:
+        text = DEFAULT_CONFIG_FILE.read_text(encoding="utf-8")
+        return dict(ctb.Config.from_yaml(text).to_dict())
+    except (OSError, ValueError):
+        return dict(ctb.Config().to_dict())
+
+
+def merge_settings(saved: Any, defaults: dict[str, Any]) -> dict[str, Any]:
+    """A saved config over the defaults: Agent Zero hands back a saved `config.json` as it
+    is, so keys added to the defaults later would be missing without this."""
+    merged = dict(defaults)
+    if isinstance(saved, dict):
+        merged.update(saved)
+    return merged
+
+
+def config_from_settings(settings: dict[str, Any]) -> ctb.Config:
+    """Wrongly typed values and unknown keys end up in `.warnings`; ValueError only for a
+    top level that is not a mapping."""
+    return ctb.Config.from_dict(settings)
+
+
+# ---------------------------------------------------------------- catalog
+
+
+class CatalogCache:
+    """Tool catalogs by the text the model was shown, each kept for `ttl` seconds."""
+
+    def __init__(self, ttl: float = CATALOG_TTL_S, clock: Clock = time.monotonic):
+        self.ttl = ttl
+        self.clock = clock
+        self._entries: dict[str, tuple[float, ctb.Catalog]] = {}
+        self.builds = 0
+
+    def get(self, prompt_text: str) -> ctb.Catalog:
+        key = hashlib.blake2b(prompt_text.encode("utf-8", "replace"), digest_size=16).hexdigest()
+        now = self.clock()
+        hit = self._entries.get(key)
+        if hit is not None and now - hit[0] < self.ttl:
+            return hit[1]
+        catalog = build_catalog(prompt_text)
+        self.builds += 1
+        if len(self._entries) >= CATALOG_CACHE_MAX:
+            for old in [k for k, (t, _) in self._entries.items() if now - t >= self.ttl]:
+                del self._entries[old]
+            if len(self._entries) >= CATALOG_CACHE_MAX:
+                self._entries.pop(next(iter(self._entries)))
+        self._entries[key] = (now, catalog)
+        return catalog
+
+
+def build_catalog(prompt_text: str) -> ctb.Catalog:
+    """Agent Zero's bundled tools, with what the prompt text teaches on top.
+
+    The bundled definitions keep their types where the prompt only shows usage examples;
+    the prompt adds MCP tools (with their schemas) and tools of plugins and newer versions.
+    """
+    catalog = ctb.Catalog.agent_zero()
+    if prompt_text:
+        try:
+            catalog.extend(ctb.Catalog.from_text(prompt_text))
+        except ValueError:
+            pass
+    return catalog
+
+
+def prompt_text_of(messages: Any) -> str:
+    """The system prompt text out of a LangChain-style message list (what the model saw)."""
+    if not isinstance(messages, (list, tuple)):
+        return ""
+    parts: list[str] = []
+    for message in messages:
+        if getattr(message, "type", None) != "system":
+            continue
+        content = getattr(message, "content", "")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, str):
+                    parts.append(block)
+                elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------- per-agent state
+
+
+@dataclass
+class Turn:
+    """One chat-model call the bridge is watching, from `chat_model_call_before` to its end."""
+
+    model_name: str
+    stops: list[str]
+    prompt_text: str
+    # What is needed to ask again: the call's inputs before the bridge touched them.
+    call: dict[str, Any] = field(default_factory=dict)
+    early_stopped: str | None = None
+
+
+@dataclass
+class AgentState:
+    """The bridge's state for one agent, kept on the agent object."""
+
+    session: ctb.Session | None = None
+    config: ctb.Config | None = None
+    config_json: str = ""
+    settings_at: float = float("-inf")
+    turn: Turn | None = None
+    # Set while the end hook asks the model again: the inner call's end hooks stay out.
+    reasking: bool = False
+    force_no_stops: bool = False
+
+
+def state_of(agent: Any) -> AgentState:
+    state = getattr(agent, STATE_ATTR, None)
+    if not isinstance(state, AgentState):
+        state = AgentState()
+        setattr(agent, STATE_ATTR, state)
+    return state
+
+
+def refresh_config(
+    state: AgentState,
+    load_settings: Callable[[], dict[str, Any]],
+    clock: Clock = time.monotonic,
+    on_warning: Callable[[str], None] | None = None,
+) -> ctb.Config:
+    """The agent's settings, re-read at most every `SETTINGS_TTL_S` seconds. A change of
+    settings starts a new session."""
+    now = clock()
+    if state.config is not None and now - state.settings_at < SETTINGS_TTL_S:
+        return state.config
+    config = config_from_settings(load_settings())
+    state.settings_at = now
+    text = config.to_json()
+    if text != state.config_json or state.session is None:
+        if on_warning is not None:
+            for warning in config.warnings:
+                on_warning(warning)
+        state.config_json = text
+        state.config = config
+        state.session = ctb.Session(config)
+    return state.config if state.config is not None else config
+
+
+# ---------------------------------------------------------------- turns
+
+
+def own_stops(kwargs: Any) -> list[str]:
+    """The stop list set on the model (LiteLLM accepts a string or a list)."""
+    if not isinstance(kwargs, dict):
+        return []
+    stop = kwargs.get("stop")
+    if isinstance(stop, str):
+        return [stop]
+    if isinstance(stop, (list, tuple)):
+        return [s for s in stop if isinstance(s, str)]
+    return []
+
+
+OWN_STOPS_ATTR = "_claude_tool_bridge_own_stops"
+
+
+def model_own_stops(model: Any) -> list[str]:
+    """The model's own stop list, as it was before the bridge first added to it (a model
+    object reused across calls still holds the bridge's stops from the last call)."""
+    remembered = getattr(model, OWN_STOPS_ATTR, None)
+    if isinstance(remembered, list):
+        return list(remembered)
+    return own_stops(getattr(model, "kwargs", None))
+
+
+def set_model_stops(model: Any, stops: list[str], own: list[str]) -> None:
+    """Puts `stops` into the model's call kwargs without touching a dict shared elsewhere."""
+    kwargs = getattr(model, "kwargs", None)
+    if not isinstance(kwargs, dict):
+        return
+    try:
+        setattr(model, OWN_STOPS_ATTR, list(own))
+    except Exception:
+        pass
+    fresh = dict(kwargs)
+    if stops:
+        fresh["stop"] = list(stops)
+    else:
+        fresh.pop("stop", None)
+    try:
+        model.kwargs = fresh
+    except Exception:
+        kwargs.clear()
+        kwargs.update(fresh)
+
+
+def wrap_response_callback(
+    original: Callable[[str, str], Awaitable[str | None]],
+    session: ctb.Session,
+    turn: Turn,
+) -> Callable[[str, str], Awaitable[str | None]]:
+    """A response callback that also feeds the bridge and stops the stream (by returning
+    the completed reply) once the first call is complete."""
+
+    async def bridge_response_callback(chunk: str, full: str) -> str | None:
+        result = await original(chunk, full)
+        if result is not None or turn.early_stopped is not None:
+            return result
+        try:
+            done = session.feed(chunk) if isinstance(chunk, str) else None
+        except Exception:
+            done = None
+        if done is not None:
+            turn.early_stopped = done
+        return done
+
+    bridge_response_callback.__wrapped__ = original  # type: ignore[attr-defined]
+    return bridge_response_callback
+
+
+def begin(
+    state: AgentState,
+    config: ctb.Config,
+    call_data: dict[str, Any],
+) -> Turn | None:
+    """`chat_model_call_before`: decide coverage, set the stops, wrap the callback."""
+    state.turn = None
+    if not config.enabled or state.session is None:
+        return None
+    callback = call_data.get("response_callback")
+    if callback is None:
+        # Not the message loop's streaming call (document query, e-mail, ...).
+        return None
+    model = call_data.get("model")
+    model_name = str(getattr(model, "model_name", "") or "")
+    if not model_name:
+        return None
+    mine = model_own_stops(model)
+    current = own_stops(getattr(model, "kwargs", None))
+    plan = state.session.begin_turn(model_name, mine)
+    if not plan.covered:
+        if current != mine:
+            set_model_stops(model, mine, mine)
+        return None
+    stops = mine if state.force_no_stops else list(plan.stops)
+    if stops != current:
+        set_model_stops(model, stops, mine)
+    turn = Turn(
+        model_name=model_name,
+        stops=stops,
+        prompt_text=prompt_text_of(call_data.get("messages")),
+        call={
+            key: call_data.get(key)
+            for key in (
+                "messages",
+                "response_callback",
+                "reasoning_callback",
+                "background",
+                "explicit_caching",
+            )
+            if key in call_data
+        },
+    )
+    if config.early_stop:
+        call_data["response_callback"] = wrap_response_callback(callback, state.session, turn)
+    state.turn = turn
+    return turn
+
+
+def take_turn(state: AgentState) -> Turn | None:
+    turn, state.turn = state.turn, None
+    return turn
+
+
+# ---------------------------------------------------------------- results
+
+
+def result_text(result: Any) -> str | None:
+    """The reply text of a v1.x `(response, reasoning)` tuple or an `LLMResult`-like object."""
+    if isinstance(result, tuple) and result and isinstance(result[0], str):
+        return result[0]
+    text = getattr(result, "response", None)
+    return text if isinstance(text, str) else None
+
+
+def finish_reason_of(result: Any) -> str | None:
+    """The provider's finish reason when the result reports one (newest Agent Zero)."""
+    reason = getattr(result, "finish_reason", None)
+    if isinstance(reason, str) and reason:
+        return reason
+    if getattr(result, "truncated", None) is True:
+        return "max_tokens"
+    return None
+
+
+def is_native_or_responses(result: Any) -> bool:
+    """Native function calls and Responses-mode results are not the bridge's business."""
+    try:
+        if getattr(result, "function_calls", None):
+            return True
+        if getattr(result, "builtin_items", None):
+            return True
+    except Exception:
+        return True
+    return getattr(result, "mode", None) == "responses"
+
+
+def set_result_text(result: Any, reply: str) -> Any:
+    """Writes `reply` into a result; returns the result to hand on (a new tuple for v1.x)."""
+    if isinstance(result, tuple):
+        return (reply, *result[1:])
+    result.response = reply
+    refresh_output_items(result, reply)
+    return result
+
+
+def refresh_output_items(result: Any, reply: str) -> None:
+    """Keeps an `LLMResult`'s message output item in step with its rewritten response
+    (history metadata is built from the output items)."""
+    items = getattr(result, "output_items", None)
+    if not isinstance(items, list):
+        return
+    messages = [item for item in items if getattr(item, "type", None) == "message"]
+    if messages:
+        first = messages[0]
+        data = getattr(first, "data", None)
+        if isinstance(data, dict):
+            data["content"] = [{"type": "output_text", "text": reply}]
+        for extra in messages[1:]:
+            items.remove(extra)
+        return
+    from_chat = getattr(type(result), "from_chat", None)
+    if callable(from_chat) and reply:
+        fresh = from_chat(response=reply)
+        items.extend(
+            item for item in getattr(fresh, "output_items", []) if getattr(item, "type", None) == "message"
+        )
+
+
+def adopt_result(target: Any, source: Any) -> Any:
+    """Makes the object `target` carry what `source` carries (in place: the message loop
+    keeps its own reference to the result object). Tuples are returned as they are."""
+    if isinstance(target, tuple) or isinstance(source, tuple):
+        return source
+    fields = getattr(type(source), "__dataclass_fields__", None)
+    names = list(fields) if fields else list(getattr(source, "__dict__", {}))
+    for name in names:
+        try:
+            setattr(target, name, getattr(source, name))
+        except Exception:
+            pass
+    return target
+
+
+async def settle(
+    state: AgentState,
+    turn: Turn,
+    result: Any,
+    catalog: ctb.Catalog,
+    ask_again: Callable[[], Awaitable[Any]],
+) -> tuple[Any, ctb.Decision | None]:
+    """Decides about a finished reply; on a discard asks the model again (silently, at most
+    `MAX_REASKS` times) and decides about that reply. Returns the result to hand on (with
+    the rewritten text) and the last decision; `(result, None)` leaves it untouched."""
+    session = state.session
+    if session is None:
+        return result, None
+    decisions: list[ctb.Decision] = []
+    current = result
+    for attempt in range(MAX_REASKS + 1):
+        text = result_text(current)
+        if text is None or is_native_or_responses(current):
+            return current, None
+        decision = session.finish(text, finish_reason_of(current), catalog)
+        decisions.append(decision)
+        if decision.outcome != "discard":
+            break
+        if attempt == MAX_REASKS:
+            return current, decision
+        state.force_no_stops = bool(decision.retry_without_stops)
+        state.reasking = True
+        try:
+            current = await ask_again()
+        finally:
+            state.reasking = False
+            state.force_no_stops = False
+            state.turn = None
+    final = decisions[-1]
+    if final.outcome in ("translated", "prose") or final.reply != result_text(current):
+        current = set_result_text(current, final.reply)
+    return current, final
