@@ -1,71 +1,166 @@
-//! Tolerant JSON for text written by language models.
+//! Tolerant JSON: reads the JSON that language models write and repairs it, in linear time.
 //!
-//! STUB: the real implementation (issue 3) replaces the internals; the public API below is the
-//! contract other crates build on.
+//! Models quote with `'`, `` ` `` or typographic quotes, leave keys and values unquoted, add
+//! trailing commas and comments (`//`, `/* */`, `#`), write Python's `True`/`False`/`None`,
+//! forget to escape inner quotes and newlines, cut the output short, and wrap the value in a
+//! Markdown fence or in prose. This crate reads all of that into a [`serde_json::Value`]:
+//!
+//! - [`parse`] reads a whole text into a value; [`repair`] writes the same value as compact
+//!   JSON text (directly, without building the value first).
+//! - [`first_object`] and [`first_value`] read the first object (or array) of a longer text and
+//!   say where it starts and ends and whether its closing bracket was really there, the way
+//!   Agent Zero's own extractor reads a reply; [`object_roots`] lists every closed top-level
+//!   object, as Agent Zero's `extract_json_root_strings` does.
+//!
+//! Valid JSON reads to exactly the value `serde_json` gives, and everything JSON5 accepts to
+//! JSON5's value (both tested differentially). For broken JSON the rules follow jsonrepair,
+//! with additions from Python's json_repair and everything Agent Zero's `DirtyJson` accepts;
+//! `docs/json-divergences.md` lists where and why they differ.
+//!
+//! All offsets ([`Error::offset`], [`FirstValue::start`], [`FirstValue::end`]) are byte
+//! offsets into the input, on character boundaries. Nesting [`MAX_DEPTH`] levels deep or more
+//! is an error rather than a stack overflow, and no input makes the reader panic or do more than
+//! linear work: it is one forward pass, and the few places that look ahead draw on a budget
+//! proportional to the input length.
 //!
 //! ```
-//! let v = ctb_json::parse("{'a': 1,}").unwrap_or_default();
-//! # let _ = v;
+//! use serde_json::json;
+//!
+//! let v = ctb_json::parse("{'a': 1, b: [True, None,], // note\n}").unwrap();
+//! assert_eq!(v, json!({"a": 1, "b": [true, null]}));
+//!
+//! assert_eq!(ctb_json::repair("{\"a\": \"unterminated").unwrap(), r#"{"a":"unterminated"}"#);
+//!
+//! let reply = "Let me look.\n{\"tool_name\": \"response\", \"tool_args\": {\"text\": \"hi\"}} done";
+//! let first = ctb_json::first_object(reply).unwrap();
+//! assert!(first.closed);
+//! assert_eq!(&reply[first.start..first.end], r#"{"tool_name": "response", "tool_args": {"text": "hi"}}"#);
 //! ```
 
+mod build;
+mod chars;
+mod parser;
+
 use serde_json::Value;
+
+pub use parser::MAX_DEPTH;
 
 /// What went wrong while reading JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// No JSON value in the input.
+    /// No JSON value in the input (empty, or only whitespace and comments).
     Empty,
     /// Input that cannot be read as JSON even tolerantly.
     Unexpected,
-    /// Nesting deeper than the limit.
+    /// Nesting [`MAX_DEPTH`] levels deep or more.
     TooDeep,
+    /// An object member without a key, like `{:2}`.
+    KeyExpected,
+    /// An object key followed by something that is not a colon or a value, like `{"a",`.
+    ColonExpected,
+    /// A `\u` escape without four hexadecimal digits (not at the end of the input).
+    InvalidEscape,
+    /// A raw control character other than tab, newline, carriage return, backspace or form
+    /// feed inside a string.
+    ControlCharacter,
 }
 
 /// An error with the byte offset where it was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Error {
-    kind: ErrorKind,
-    offset: usize,
+    /// The offset in the high 56 bits, the kind in the low 8: one machine word, so that the
+    /// reader's results travel in registers.
+    repr: u64,
+}
+
+impl ErrorKind {
+    const ALL: [ErrorKind; 7] = [
+        ErrorKind::Empty,
+        ErrorKind::Unexpected,
+        ErrorKind::TooDeep,
+        ErrorKind::KeyExpected,
+        ErrorKind::ColonExpected,
+        ErrorKind::InvalidEscape,
+        ErrorKind::ControlCharacter,
+    ];
 }
 
 impl Error {
+    pub(crate) fn new(kind: ErrorKind, offset: usize) -> Self {
+        let code = ErrorKind::ALL.iter().position(|k| *k == kind).unwrap_or(1) as u64;
+        let offset = (offset as u64).min(u64::MAX >> 8);
+        Error {
+            repr: (offset << 8) | code,
+        }
+    }
     /// The kind of error.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        ErrorKind::ALL
+            .get((self.repr & 0xFF) as usize)
+            .copied()
+            .unwrap_or(ErrorKind::Unexpected)
     }
     /// Byte offset into the input.
     pub fn offset(&self) -> usize {
-        self.offset
+        usize::try_from(self.repr >> 8).unwrap_or(usize::MAX)
     }
     /// 1-based line and column (in characters) of the offset within `input`.
     pub fn line_col(&self, input: &str) -> (usize, usize) {
-        let upto = &input[..self.offset.min(input.len())];
+        let mut end = self.offset().min(input.len());
+        while !input.is_char_boundary(end) {
+            end -= 1;
+        }
+        let upto = &input[..end];
         let line = upto.matches('\n').count() + 1;
         let col = upto.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }
 }
 
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind())
+            .field("offset", &self.offset())
+            .finish()
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?} at byte {}", self.kind, self.offset)
+        let what = match self.kind() {
+            ErrorKind::Empty => "no JSON value",
+            ErrorKind::Unexpected => "unexpected character",
+            ErrorKind::TooDeep => "nesting too deep",
+            ErrorKind::KeyExpected => "object key expected",
+            ErrorKind::ColonExpected => "colon expected",
+            ErrorKind::InvalidEscape => "invalid unicode escape",
+            ErrorKind::ControlCharacter => "control character in string",
+        };
+        write!(f, "{what} at byte {}", self.offset())
     }
 }
 
 impl std::error::Error for Error {}
 
 /// Reads `input` tolerantly into a value.
+///
+/// The text may hold prose or a Markdown fence around the value; several values one after
+/// the other (NDJSON, or `{...}{...}`) become an array. Text after a complete object or
+/// array is ignored.
 pub fn parse(input: &str) -> Result<Value, Error> {
-    serde_json::from_str(input.trim()).map_err(|_| Error {
-        kind: ErrorKind::Unexpected,
-        offset: 0,
-    })
+    parser::Parser::new(input, build::ValueBuild).document()
 }
 
-/// Repairs `input` into compact, valid JSON text.
+/// Repairs `input` into compact, valid JSON text: the value [`parse`] reads, written directly
+/// without building it first. serde_json reads the text back to that value (numbers may be
+/// spelled differently, like `1e3` for `1e+3`, and a duplicated key appears twice, the last one
+/// winning).
 pub fn repair(input: &str) -> Result<String, Error> {
-    parse(input).map(|v| v.to_string())
+    let mut p = parser::Parser::new(input, build::TextBuild::with_capacity(input.len() + 16));
+    p.document()?;
+    Ok(p.out.out)
 }
 
 /// The first JSON value found in a longer text.
@@ -73,7 +168,9 @@ pub fn repair(input: &str) -> Result<String, Error> {
 pub struct FirstValue {
     /// Byte offset of the value's first character.
     pub start: usize,
-    /// Byte offset just past the value's last character.
+    /// Byte offset just past the value's last character: the closing bracket when `closed`
+    /// (a doubled `}}` at the end of a root object counts as its closing brace, as in Agent
+    /// Zero), otherwise where reading stopped.
     pub end: usize,
     /// Whether the root was explicitly closed (`}` / `]` present) rather than repaired.
     pub closed: bool,
@@ -81,15 +178,91 @@ pub struct FirstValue {
     pub value: Value,
 }
 
-/// Finds the first object (from the first `{`) in `text`, the way Agent Zero's extractor does.
+/// Finds the first object (from the first `{`) in `text`, the way Agent Zero's extractor does:
+/// the object is read tolerantly from there, a doubled `{{ ... }}` counts as one object, and
+/// `closed` says whether its closing brace was really there. `None` when the text has no `{`
+/// or the object cannot be read at all.
 pub fn first_object(text: &str) -> Option<FirstValue> {
     let start = text.find('{')?;
-    let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-    let value = de.next()?.ok()?;
+    read_root_at(text, start)
+}
+
+/// Finds the first object or array (from the first `{` or `[`) in `text`, read like
+/// [`first_object`].
+pub fn first_value(text: &str) -> Option<FirstValue> {
+    let start = text.find(['{', '['])?;
+    read_root_at(text, start)
+}
+
+/// Every top-level object in `text` whose closing brace is really there, in order: what Agent
+/// Zero's `extract_json_root_strings` finds. Candidate starts are the `{` at depth 0 of a quick
+/// scan that counts brackets and skips quoted text inside them; each candidate is read like
+/// [`first_object`], but only up to the next candidate, which keeps the whole call linear.
+/// Like Agent Zero, a text that starts with `[` has no roots.
+pub fn object_roots(text: &str) -> Vec<FirstValue> {
+    if text.trim_start().starts_with('[') {
+        return Vec::new();
+    }
+    let starts = root_starts(text);
+    let mut roots = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        if let Some(found) = read_root_at(&text[..end], start) {
+            if found.closed {
+                roots.push(found);
+            }
+        }
+    }
+    roots
+}
+
+/// Offsets of the `{` that open a top-level object, by bracket counting with quoted text
+/// (`"`, `'`, `` ` ``, with backslash escapes) skipped inside brackets.
+fn root_starts(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for (i, &c) in text.as_bytes().iter().enumerate() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            b'"' | b'\'' | b'`' if depth > 0 => quote = Some(c),
+            b'{' => {
+                if depth == 0 {
+                    starts.push(i);
+                }
+                depth += 1;
+            }
+            b'[' if depth > 0 => depth += 1,
+            b'}' | b']' if depth > 0 => depth -= 1,
+            _ => {}
+        }
+    }
+    starts
+}
+
+fn read_root_at(text: &str, start: usize) -> Option<FirstValue> {
+    let mut p = parser::Parser::new(text, build::ValueBuild);
+    p.i = start;
+    let value = p.root_value().ok()??;
+    let closed = p.last_closed;
+    let mut end = p.i;
+    if closed && text.as_bytes().get(end) == Some(&b'}') && value.is_object() {
+        end += 1; // Agent Zero reads `}}` at the root as one closing brace
+    }
     Some(FirstValue {
         start,
-        end: start + de.byte_offset(),
-        closed: true,
+        end,
+        closed,
         value,
     })
 }

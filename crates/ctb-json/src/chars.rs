@@ -1,0 +1,149 @@
+//! Character classes used by the reader. Everything works on bytes of UTF-8 text; the few
+//! non-ASCII characters that matter (typographic quotes, Unicode spaces) are matched by their
+//! UTF-8 encodings.
+
+/// The kinds of quote character the reader knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quote {
+    /// `"`
+    Double,
+    /// `'`
+    Single,
+    /// `“` or `”`
+    DoubleLike,
+    /// `‘`, `’`, `` ` `` or `´`
+    SingleLike,
+}
+
+impl Quote {
+    /// Whether `other` closes a string opened with `self`.
+    pub(crate) fn closes_with(self, other: Quote) -> bool {
+        match self {
+            Quote::Double => other == Quote::Double,
+            Quote::Single => other == Quote::Single,
+            Quote::DoubleLike => matches!(other, Quote::Double | Quote::DoubleLike),
+            Quote::SingleLike => matches!(other, Quote::Single | Quote::SingleLike),
+        }
+    }
+}
+
+/// The quote character starting at byte `i`, with its length in bytes.
+#[inline]
+pub(crate) fn quote_at(b: &[u8], i: usize) -> Option<(Quote, usize)> {
+    match *b.get(i)? {
+        b'"' => Some((Quote::Double, 1)),
+        b'\'' => Some((Quote::Single, 1)),
+        b'`' => Some((Quote::SingleLike, 1)),
+        0xC2 if b.get(i + 1) == Some(&0xB4) => Some((Quote::SingleLike, 2)),
+        0xE2 if b.get(i + 1) == Some(&0x80) => match b.get(i + 2)? {
+            0x98 | 0x99 => Some((Quote::SingleLike, 3)),
+            0x9C | 0x9D => Some((Quote::DoubleLike, 3)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// ASCII whitespace as JSON defines it.
+#[inline]
+pub(crate) fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// Length of a Unicode space character (no-break space, zero-width spaces, BOM, ...) at `i`.
+#[inline]
+pub(crate) fn special_ws_len(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(0xC2) if b.get(i + 1) == Some(&0xA0) => 2,
+        Some(0xE1) if b.get(i + 1) == Some(&0xA0) && b.get(i + 2) == Some(&0x8E) => 3,
+        Some(0xE2) => match (b.get(i + 1), b.get(i + 2)) {
+            (Some(0x80), Some(0x80..=0x8B | 0xAF)) => 3,
+            (Some(0x81), Some(0x9F)) => 3,
+            _ => 0,
+        },
+        Some(0xE3) if b.get(i + 1) == Some(&0x80) && b.get(i + 2) == Some(&0x80) => 3,
+        Some(0xEF) if b.get(i + 1) == Some(&0xBB) && b.get(i + 2) == Some(&0xBF) => 3,
+        _ => 0,
+    }
+}
+
+/// Characters that end a token: `,:[]/{}()` newline and `+`.
+#[inline]
+pub(crate) fn is_delimiter(c: u8) -> bool {
+    matches!(
+        c,
+        b',' | b':' | b'[' | b']' | b'/' | b'{' | b'}' | b'(' | b')' | b'\n' | b'+'
+    )
+}
+
+/// Characters that end an unquoted string: `,[]/{}` newline and `+`.
+#[inline]
+pub(crate) fn is_unquoted_delimiter(c: u8) -> bool {
+    matches!(c, b',' | b'[' | b']' | b'/' | b'{' | b'}' | b'\n' | b'+')
+}
+
+/// First character of an identifier (function names like `NumberLong` or `callback`).
+#[inline]
+pub(crate) fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$'
+}
+
+/// Later character of an identifier.
+#[inline]
+pub(crate) fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// Whether a value can start at `i`: a quote, a word character, `-`, `[` or `{`.
+#[inline]
+pub(crate) fn is_value_start(b: &[u8], i: usize) -> bool {
+    match b.get(i) {
+        None => false,
+        Some(&c) => {
+            c.is_ascii_alphanumeric()
+                || matches!(c, b'_' | b'-' | b'[' | b'{')
+                || quote_at(b, i).is_some()
+        }
+    }
+}
+
+/// Characters allowed in a URL, except the JSON delimiters `[`, `]` and `,`.
+#[inline]
+pub(crate) fn is_url_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'-' | b'.'
+                | b'_'
+                | b'~'
+                | b':'
+                | b'/'
+                | b'?'
+                | b'#'
+                | b'@'
+                | b'!'
+                | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b';'
+                | b'='
+        )
+}
+
+/// Whether `s` is a URL scheme followed by `://`, like `https://`.
+pub(crate) fn is_url_start(s: &[u8]) -> bool {
+    const SCHEMES: [&[u8]; 7] = [
+        b"http://",
+        b"https://",
+        b"ftp://",
+        b"mailto://",
+        b"file://",
+        b"data://",
+        b"irc://",
+    ];
+    SCHEMES.contains(&s)
+}
