@@ -19,27 +19,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
+use ctb_testkit::{Rng, random_chunks};
 use serde_json::Value;
 
 /// Requests per turn before the replay gives up on a turn (a bug guard: the session allows
 /// two discards in a row).
 const MAX_REQUESTS_PER_TURN: usize = 8;
-
-/// A tiny deterministic PRNG (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-}
 
 struct Attempt {
     text: String,
@@ -202,7 +187,7 @@ pub(crate) fn usable_by_agent_zero(reply: &str) -> bool {
 }
 
 fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut session = Session::new(Config::default());
     let mut t = Tally::default();
     for (turn_no, attempts) in conv.turns.iter().enumerate() {
@@ -230,18 +215,12 @@ fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, St
             // The stream, in seeded random deltas.
             let started = Instant::now();
             let mut reply = None;
-            let mut pos = 0;
-            while pos < output.len() {
-                let mut end = (pos + 1 + rng.below(24) as usize).min(output.len());
-                while !output.is_char_boundary(end) {
-                    end += 1;
-                }
-                if let Some(stopped) = session.feed(&output[pos..end]) {
+            for delta in random_chunks(output, &mut rng, 24) {
+                if let Some(stopped) = session.feed(delta) {
                     reply = Some(stopped);
                     finish = FinishReason::Stop;
                     break;
                 }
-                pos = end;
             }
             let reply = reply.unwrap_or_else(|| output.to_owned());
             if !conv.finish_reported {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Reason, Session};
+use ctb_testkit::{Rng, random_chunks};
 use serde_json::Value;
 
 const MODEL: &str = "anthropic/claude-sonnet-5-5";
@@ -397,38 +398,16 @@ fn corpus() -> Vec<(String, String, FinishReason)> {
     out
 }
 
-/// SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Splits `text` into random pieces: byte positions drawn at random, then moved forward to a
 /// character boundary (so splits aim inside tags and inside multibyte characters; a `&str`
 /// delta cannot hold half a character). Every tenth run uses one-character pieces.
 fn chunk<'a>(text: &'a str, rng: &mut Rng, run: usize) -> Vec<&'a str> {
     let max = match run % 10 {
         0 => 1,
-        1..=6 => 1 + rng.next() % 16,
-        _ => 1 + rng.next() % 512,
+        1..=6 => 1 + rng.below(16),
+        _ => 1 + rng.below(512),
     };
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < text.len() {
-        let mut end = (pos + 1 + (rng.next() % max) as usize).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&text[pos..end]);
-        pos = end;
-    }
-    out
+    random_chunks(text, rng, max)
 }
 
 /// Streams `pieces` through a fresh session and decides.
@@ -460,7 +439,7 @@ fn streaming_in_any_chunking_decides_like_the_whole_text() {
     let cat = catalog();
     let corpus = corpus();
     assert!(corpus.len() >= 40, "fixtures missing: {}", corpus.len());
-    let mut rng = Rng(0x00C0_FFEE);
+    let mut rng = Rng::new(0x00C0_FFEE);
     let mut early = 0;
     for (name, text, finish) in &corpus {
         let (want_stop, want) = stream(&[text.as_str()], text, *finish, &cat, true);

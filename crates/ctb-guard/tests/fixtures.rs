@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ctb_guard::{CallEndWatch, END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
 use ctb_invoke::{Found, find_first_call};
+use ctb_testkit::Rng;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
@@ -27,18 +28,6 @@ fn replies() -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
-}
-
-/// Tiny SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[test]
@@ -93,7 +82,7 @@ fn loop_stops_never_match_an_ordinary_first_call_or_the_prose_before_it() {
 
 #[test]
 fn call_end_watch_agrees_on_byte_level_splits() {
-    let mut rng = Rng(0xC0FFEE);
+    let mut rng = Rng::new(0xC0FFEE);
     for (name, text) in replies() {
         let bytes = text.as_bytes();
         let whole = CallEndWatch::new().push(bytes);
@@ -102,13 +91,9 @@ fn call_end_watch_agrees_on_byte_level_splits() {
             let mut w = CallEndWatch::new();
             let mut hits = 0;
             let mut pos = 0;
-            let max = if run % 10 == 0 {
-                1
-            } else {
-                1 + rng.next() % 24
-            };
+            let max = if run % 10 == 0 { 1 } else { 1 + rng.below(24) };
             while pos < bytes.len() {
-                let end = (pos + 1 + (rng.next() % max) as usize).min(bytes.len());
+                let end = (pos + 1 + rng.below(max)).min(bytes.len());
                 hits += w.push(&bytes[pos..end]);
                 pos = end;
             }

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use ctb_invoke::{Found, Scanner, find_first_call};
+use ctb_testkit::Rng;
 
 /// The namespace prefix, built from parts (see the display caveat in the README).
 const NS: &str = concat!("ant", "ml:");
@@ -58,17 +59,6 @@ fn prefixed(text: &str, closing_too: bool) -> String {
         }
     }
     s
-}
-
-/// A tiny deterministic PRNG (xorshift64*), so no dependency is needed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 fn char_boundaries(text: &str) -> Vec<usize> {
@@ -146,13 +136,9 @@ fn grammar_fixtures() {
         for &b in &bounds {
             check_streaming(&text, &found, &[b]);
         }
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ text.len() as u64);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ text.len() as u64);
         for _ in 0..200 {
-            let mut cuts: Vec<usize> = bounds
-                .iter()
-                .copied()
-                .filter(|_| rng.next() % 4 == 0)
-                .collect();
+            let mut cuts: Vec<usize> = bounds.iter().copied().filter(|_| rng.chance(25)).collect();
             cuts.dedup();
             check_streaming(&text, &found, &cuts);
         }

@@ -10,21 +10,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-
-/// A deterministic generator of small pseudo-random numbers.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use ctb_testkit::Rng;
 
 const WORDS: [&str; 12] = [
     "alpha", "terminal", "session", "memory", "query", "the", "file", "list", "résumé", "path",
@@ -37,7 +23,7 @@ fn sentence(rng: &mut Rng, words: usize) -> String {
         if k > 0 {
             s.push(' ');
         }
-        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        s.push_str(rng.pick(&WORDS));
     }
     s
 }
@@ -76,7 +62,7 @@ fn record(rng: &mut Rng, n: usize, quote_keys: bool) -> String {
 }
 
 fn records(size: usize, quote_keys: bool, sep: &str) -> String {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut out = String::new();
     let mut n = 0;
     while out.len() < size {
@@ -125,7 +111,7 @@ fn ndjson() -> String {
 /// A typical `tool_args` value of about 2 KB, the way models write it (a trailing comma, a
 /// Python literal, an unescaped newline in the code).
 fn tool_args_2k() -> String {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut code = String::new();
     while code.len() < 1800 {
         let _ = writeln!(

@@ -15,6 +15,7 @@
 //! `docs/json-divergences.md`: a backslash before a line break (JSON5 drops both; this crate
 //! keeps the line break), and JSON5's wider whitespace and identifier sets.
 
+use ctb_testkit::Rng;
 use serde_json::Value;
 
 /// How many generated documents each test tries: `CTB_JSON_FUZZ_SCALE` (default 1) times the
@@ -34,27 +35,6 @@ fn seed(base: u64) -> u64 {
         .and_then(|s| s.parse::<u64>().ok())
         .unwrap_or(0);
     (base ^ extra.wrapping_mul(0x9E37_79B9_7F4A_7C15)).max(1)
-}
-
-/// xorshift64: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
 }
 
 // ----- valid JSON ---------------------------------------------------------------------------
@@ -194,7 +174,7 @@ fn valid_corpus_matches_serde_json() {
 
 #[test]
 fn generated_valid_json_matches_serde_json() {
-    let mut rng = Rng(seed(0x5EED_1234_ABCD_0001));
+    let mut rng = Rng::new(seed(0x5EED_1234_ABCD_0001));
     for k in 0..scaled(4000) {
         let mut text = String::new();
         ws(&mut rng, &mut text);
@@ -207,7 +187,7 @@ fn generated_valid_json_matches_serde_json() {
 #[test]
 fn mutated_json_agrees_where_serde_json_accepts() {
     const INSERTS: [&str; 12] = [",", ":", "\"", "{", "}", "[", "]", " ", "\\", "0", "-", "e"];
-    let mut rng = Rng(seed(0xAB12_CD34_EF56_7890));
+    let mut rng = Rng::new(seed(0xAB12_CD34_EF56_7890));
     let mut accepted = 0;
     for k in 0..scaled(6000) {
         let mut text = String::new();
@@ -415,7 +395,7 @@ fn outside_oracle(text: &str) -> bool {
 
 #[test]
 fn generated_json5_matches_json5() {
-    let mut rng = Rng(seed(0xC0FF_EE00_1234_5678));
+    let mut rng = Rng::new(seed(0xC0FF_EE00_1234_5678));
     let mut accepted = 0;
     for k in 0..scaled(3000) {
         let mut text = String::new();
@@ -437,7 +417,7 @@ fn mutated_json5_agrees_where_json5_accepts() {
     const INSERTS: [&str; 14] = [
         ",", ":", "\"", "'", "{", "}", "[", "]", " ", "\n", "/", "\\", "a", "0",
     ];
-    let mut rng = Rng(seed(0xDEAD_BEEF_0000_0042));
+    let mut rng = Rng::new(seed(0xDEAD_BEEF_0000_0042));
     let mut accepted = 0;
     for k in 0..scaled(6000) {
         let mut text = String::new();

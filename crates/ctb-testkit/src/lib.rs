@@ -1,0 +1,101 @@
+//! Deterministic randomness for the workspace's tests, benches and replay (internal).
+//!
+//! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
+//! so every harness draws the same way and no test needs a `rand` dependency.
+//!
+//! ```
+//! use ctb_testkit::{Rng, random_chunks};
+//!
+//! let mut rng = Rng::new(7);
+//! let text = "héllo <invoke name=\"x\">";
+//! let pieces = random_chunks(text, &mut rng, 4);
+//! assert_eq!(pieces.concat(), text);
+//! assert!(pieces.iter().all(|p| !p.is_empty()));
+//! ```
+
+/// SplitMix64: a tiny, fast, well-mixed deterministic generator.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value, zero included).
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+
+    /// True with probability `percent / 100`.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    /// One of `items`, uniformly.
+    ///
+    /// # Panics
+    /// When `items` is empty.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// Splits `text` into pieces of 1 to `max_piece` bytes, each end moved forward to a character
+/// boundary (a `&str` piece cannot hold half a character, so pieces aim inside tags and inside
+/// multibyte characters and land just after them).
+pub fn random_chunks<'a>(text: &'a str, rng: &mut Rng, max_piece: usize) -> Vec<&'a str> {
+    let max = max_piece.max(1);
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let mut end = (pos + 1 + rng.below(max)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[pos..end]);
+        pos = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_text_on_char_boundaries() {
+        let text = "añb€c𝄞d <tag> end";
+        let mut rng = Rng::new(1);
+        for max in [1, 2, 3, 7, 100] {
+            let pieces = random_chunks(text, &mut rng, max);
+            assert_eq!(pieces.concat(), text);
+            if max == 1 {
+                assert_eq!(pieces.len(), text.chars().count());
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_sequence() {
+        let (mut a, mut b) = (Rng::new(42), Rng::new(42));
+        let xs: Vec<u64> = (0..5).map(|_| a.next_u64()).collect();
+        let ys: Vec<u64> = (0..5).map(|_| b.next_u64()).collect();
+        assert_eq!(xs, ys);
+        assert_ne!(xs[0], xs[1]);
+    }
+}
