@@ -13,7 +13,7 @@ const BENCHED: &[&str] = &["ctb-json", "claude-tool-bridge"];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
-    cmd.arg("bench");
+    cmd.args(["bench", "--benches"]);
     for p in BENCHED {
         cmd.args(["-p", p]);
     }
