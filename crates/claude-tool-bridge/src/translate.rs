@@ -56,9 +56,10 @@ fn translate_inner(reply: &str, catalog: &Catalog) -> Decision {
         Found::Nothing(NoCall::WorkLimit) => return Decision::untouched(reply, Reason::TooLarge),
         Found::Nothing(_) => return Decision::untouched(reply, json_or(reply, Reason::NoCall)),
     };
-    // A JSON request anywhere wins: Agent Zero (or its context doctor) reads it. When the
-    // stream is stopped at the end of the call, a JSON request written after it never arrives.
-    if holds_json_request(reply) {
+    // A JSON request outside the call wins: Agent Zero (or its context doctor) reads it. When
+    // the stream is stopped at the end of the call, one written after it never arrives. JSON
+    // inside the call is a value's text, not a request.
+    if holds_json_request(&reply[..call.start]) || holds_json_request(&reply[call.end..]) {
         return Decision::untouched(reply, Reason::JsonRequestPresent);
     }
     match build_request(reply, &call, catalog) {
