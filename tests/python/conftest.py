@@ -15,6 +15,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 PLUGIN = REPO / "plugin" / "claude_tool_bridge"
 GENERATIONS = ("v1", "v26", "newest")
+# Each stand-in tree is built from layers, later ones overriding earlier files: the newest
+# generation is v2.6 plus its own extension points and result type.
+LAYERS = {
+    "v1": ("_shared", "v1"),
+    "v26": ("_shared", "v26"),
+    "newest": ("_shared", "v26", "newest"),
+}
 SYSTEM_PROMPT = (HERE / "data" / "system_prompt.md").read_text()
 
 sys.path.insert(0, str(HERE))
@@ -29,8 +36,8 @@ def _purge() -> None:
 
 def build_root(generation: str, tmp: Path) -> Path:
     root = tmp / f"a0_{generation}"
-    shutil.copytree(HERE / "a0" / "_shared", root)
-    shutil.copytree(HERE / "a0" / generation, root, dirs_exist_ok=True)
+    for layer in LAYERS[generation]:
+        shutil.copytree(HERE / "a0" / layer, root, dirs_exist_ok=True)
     shutil.copytree(
         PLUGIN,
         root / "usr" / "plugins" / "claude_tool_bridge",

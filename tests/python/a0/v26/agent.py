@@ -1,11 +1,19 @@
 """Agent Zero v2.6 shape (July 2026): the loop calls `Agent.call_chat_model_turn`, which
-returns an `LLMResult`; `call_chat_model` remains for other callers (document query, mail)."""
+returns an `LLMResult`; `call_chat_model` remains for other callers (document query, mail).
+
+The newest shape (late 2026) is this one plus the `message_loop_result` extension point
+between the model call and history: the `newest` layer adds the core's extension folder
+(`_05_leaked_tool_call`, and the `_context_doctor` plugin), and the loop calls the point only
+where that folder exists, the way the newest core has it."""
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 from helpers.extension import call_extensions_async, extensible
 from helpers.llm_result import LLMResult  # noqa: F401 - the shape the model returns
+
+HAS_MESSAGE_LOOP_RESULT = (Path(__file__).parent / "extensions" / "python" / "message_loop_result").is_dir()
 
 
 class LoopData:
@@ -72,6 +80,12 @@ class Agent:
             return None
 
         llm_result = await self.call_chat_model_turn(messages=messages, response_callback=stream_callback)
+        if HAS_MESSAGE_LOOP_RESULT:
+            result_data = {"llm_result": llm_result}
+            await call_extensions_async("message_loop_result", self, loop_data=self.loop_data,
+                                        result_data=result_data)
+            if result_data.get("skip_default_processing"):
+                return None
         response = llm_result.response
         self.hist_add_ai_response(response, llm_result=llm_result)
         if llm_result.function_calls:
