@@ -1,4 +1,5 @@
-//! `cargo xtask test`: every check CI runs, in order.
+//! `cargo xtask test`: every check CI runs, in order: fmt, clippy, docs, Rust tests, Python
+//! tests.
 
 use std::process::Command;
 
@@ -14,6 +15,12 @@ pub(crate) fn run(_args: &[String]) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // Docs build without warnings (broken intra-doc links, private links).
+    util::run(
+        cargo()
+            .args(["doc", "--no-deps", "--workspace", "--quiet"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
     // The binding links libpython; it is tested through Python below.
     util::run(cargo().args(["test", "--workspace", "--exclude", "ctb-python"]))?;
     python_tests()?;

@@ -164,7 +164,7 @@ impl Session {
     /// Feeds a streamed delta; returns the reply up to the end of the first call when the
     /// stream should stop now (once per request, only with `early_stop`). It parses only when
     /// a closing `invoke>` arrives, never re-reads what it has seen, and gives up on a reply
-    /// past [`MAX_STREAM_BYTES`] or [`MAX_STREAM_CHECKS`] parse attempts.
+    /// past 16 MiB or 1,024 parse attempts.
     pub fn feed(&mut self, delta: &str) -> Option<String> {
         let turn = &mut self.turn;
         if turn.done || !turn.covered || !self.config.early_stop || delta.is_empty() {
