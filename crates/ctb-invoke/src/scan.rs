@@ -347,11 +347,17 @@ fn finish_call<'a>(text: &'a str, mut c: Call<'a>) -> Call<'a> {
     for w in RESIDUE_WORDS {
         if let Some(head) = before.strip_suffix(w) {
             let line_head = &head[head.rfind('\n').map_or(0, |n| n + 1)..];
+            // Glued to the prose (`cleanly.court`, `проверяю:court`), or after the end of a
+            // sentence (`Done. court`); a word of a sentence (`the tennis court`) stays prose.
             let glued = line_head
                 .chars()
                 .last()
                 .is_some_and(|ch| !ch.is_whitespace() && !ch.is_ascii_alphanumeric());
-            if line_head.trim().is_empty() || glued {
+            let after_sentence = line_head.ends_with(char::is_whitespace)
+                && line_head
+                    .trim_end()
+                    .ends_with(['.', '!', '?', ':', ';', '。', '！', '？', '：']);
+            if line_head.trim().is_empty() || glued || after_sentence {
                 c.residue = Some(head.len()..before.len());
                 cut = head.len();
             }
