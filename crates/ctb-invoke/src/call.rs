@@ -47,8 +47,9 @@ impl<'a> Call<'a> {
 pub(crate) enum Fail {
     /// The text ends before the call does.
     Incomplete { in_parameter: bool },
-    /// Not a call at all.
-    Malformed,
+    /// Not a call at all; found with this many bytes of the text still unread (so the
+    /// caller can charge the work actually done).
+    Malformed(usize),
 }
 
 /// How a candidate starts.
@@ -80,10 +81,10 @@ pub(crate) const ELEMENT_PARAMS: &[&str] = &[
     "headline",
 ];
 
-fn fail_from<E>(e: nom::Err<E>, in_parameter: bool) -> Fail {
+fn fail_from(e: nom::Err<nom::error::Error<&str>>, in_parameter: bool) -> Fail {
     match e {
         nom::Err::Incomplete(_) => Fail::Incomplete { in_parameter },
-        _ => Fail::Malformed,
+        nom::Err::Error(e) | nom::Err::Failure(e) => Fail::Malformed(e.input.len()),
     }
 }
 
@@ -96,9 +97,9 @@ pub(crate) fn parse(text: &str, start: usize, how: Start) -> Result<Call<'_>, Fa
             if WRAPPERS.contains(&first.name.local) {
                 let (after, _) = ws(after).map_err(|e| fail_from(e, false))?;
                 let (after, inv) = tag::open(after).map_err(|e| fail_from(e, false))?;
-                (after, invoke_name(&inv)?)
+                (after, invoke_name(&inv, after)?)
             } else {
-                (after, invoke_name(&first)?)
+                (after, invoke_name(&first, after)?)
             }
         }
         Start::LostBracket => {
@@ -111,9 +112,9 @@ pub(crate) fn parse(text: &str, start: usize, how: Start) -> Result<Call<'_>, Fa
                 self_closing,
             };
             if n.prefix.is_none() {
-                return Err(Fail::Malformed);
+                return Err(Fail::Malformed(after.len()));
             }
-            (after, invoke_name(&open)?)
+            (after, invoke_name(&open, after)?)
         }
         Start::MidTag => {
             let (after, (_, _, _, _, n, _, _)) = (
@@ -126,9 +127,9 @@ pub(crate) fn parse(text: &str, start: usize, how: Start) -> Result<Call<'_>, Fa
                 char('>'),
             )
                 .parse(i)
-                .map_err(|e: nom::Err<nom::error::Error<&str>>| fail_from(e, false))?;
+                .map_err(|e| fail_from(e, false))?;
             if n.trim().is_empty() {
-                return Err(Fail::Malformed);
+                return Err(Fail::Malformed(after.len()));
             }
             (after, n.trim())
         }
@@ -145,13 +146,13 @@ pub(crate) fn parse(text: &str, start: usize, how: Start) -> Result<Call<'_>, Fa
     })
 }
 
-fn invoke_name<'a>(open: &Open<'a>) -> Result<&'a str, Fail> {
-    if open.name.local != "invoke" || open.self_closing {
-        return Err(Fail::Malformed);
-    }
+/// The tool name of an `<invoke>` opening tag; `rest` is the text after the tag.
+fn invoke_name<'a>(open: &Open<'a>, rest: &str) -> Result<&'a str, Fail> {
     match open.attr("name") {
-        Some(n) if !n.trim().is_empty() => Ok(n.trim()),
-        _ => Err(Fail::Malformed),
+        Some(n) if open.name.local == "invoke" && !open.self_closing && !n.trim().is_empty() => {
+            Ok(n.trim())
+        }
+        _ => Err(Fail::Malformed(rest.len())),
     }
 }
 
@@ -166,7 +167,7 @@ fn body(mut i: &str) -> Result<(&str, Vec<Param<'_>>), Fail> {
             if n.local == "invoke" {
                 return Ok((rest, params));
             }
-            return Err(Fail::Malformed);
+            return Err(Fail::Malformed(rest.len()));
         }
         if !i.starts_with('<') {
             return Err(if i.is_empty() {
@@ -174,14 +175,14 @@ fn body(mut i: &str) -> Result<(&str, Vec<Param<'_>>), Fail> {
                     in_parameter: false,
                 }
             } else {
-                Fail::Malformed
+                Fail::Malformed(i.len())
             });
         }
         let (rest, open) = tag::open(i).map_err(|e| fail_from(e, false))?;
         let pname = match open.name.local {
-            "parameter" => open.attr("name").ok_or(Fail::Malformed)?,
+            "parameter" => open.attr("name").ok_or(Fail::Malformed(rest.len()))?,
             other if ELEMENT_PARAMS.contains(&other) => other,
-            _ => return Err(Fail::Malformed),
+            _ => return Err(Fail::Malformed(rest.len())),
         };
         let (rest, value) = if open.self_closing {
             (rest, "")
@@ -245,10 +246,15 @@ fn closing_name(here: &str) -> Option<Result<(&str, Name<'_>), ()>> {
 }
 
 /// Whether `at` starts a line of the value (or the value), up to three spaces of indent.
+/// Looks at no more than the four bytes before `at`.
 fn starts_line(value: &str, at: usize) -> bool {
-    let head = &value[..at];
-    let line = &head[head.rfind('\n').map_or(0, |n| n + 1)..];
-    line.len() <= 3 && line.bytes().all(|b| b == b' ' || b == b'\t')
+    let head = &value.as_bytes()[at.saturating_sub(4)..at];
+    let indent = match head.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => &head[nl + 1..],
+        None if at <= 3 => head,
+        None => return false,
+    };
+    indent.iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 fn opens_invoke(here: &str) -> bool {

@@ -71,6 +71,10 @@ pub struct Scanner {
     work: usize,
     /// The call once found (its start and how it starts).
     found: Option<(usize, Start)>,
+    /// The current line started a candidate that turned out not to be a call.
+    skip_line: bool,
+    /// The work cap was reached; nothing more is read.
+    exhausted: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -95,6 +99,13 @@ impl Scanner {
         Self::default()
     }
 
+    /// Bytes examined so far: line classification plus every parse attempt. It never goes
+    /// far past the cap of six passes over the text plus 64 KiB; after that the scanner
+    /// answers [`NoCall::WorkLimit`] without reading again.
+    pub fn work(&self) -> usize {
+        self.work
+    }
+
     /// Scans `text` (everything received so far) as a reply that may still grow.
     pub fn advance<'a>(&mut self, text: &'a str) -> Found<'a> {
         self.run(text, false)
@@ -106,6 +117,18 @@ impl Scanner {
     }
 
     fn run<'a>(&mut self, text: &'a str, last: bool) -> Found<'a> {
+        if self.exhausted {
+            return Found::Nothing(NoCall::WorkLimit);
+        }
+        let found = self.scan(text, last);
+        if found == Found::Nothing(NoCall::WorkLimit) {
+            // The cap is final: a reply that used it up is not read again.
+            self.exhausted = true;
+        }
+        found
+    }
+
+    fn scan<'a>(&mut self, text: &'a str, last: bool) -> Found<'a> {
         if let Some((start, how)) = self.found {
             if let Ok(c) = call::parse(text, start, how) {
                 return Found::Call(finish_call(text, c));
@@ -124,11 +147,18 @@ impl Scanner {
                         in_parameter: p.in_parameter,
                     };
                 }
-                self.work = self.work.saturating_add(text.len() - p.start);
+                let result = call::parse(text, p.start, p.how);
+                // Charge what the attempt read: up to the call's end, the failure, or the text's end.
+                let read_to = match &result {
+                    Ok(c) => c.end,
+                    Err(Fail::Malformed(rest)) => text.len() - rest,
+                    Err(Fail::Incomplete { .. }) => text.len(),
+                };
+                self.work = self.work.saturating_add(read_to.saturating_sub(p.start));
                 if self.work > budget(text.len()) {
                     return Found::Nothing(NoCall::WorkLimit);
                 }
-                match call::parse(text, p.start, p.how) {
+                match result {
                     Ok(c) => {
                         self.found = Some((p.start, p.how));
                         return Found::Call(finish_call(text, c));
@@ -144,17 +174,12 @@ impl Scanner {
                             in_parameter,
                         };
                     }
-                    Err(Fail::Malformed) => {
+                    Err(Fail::Malformed(_)) => {
+                        // Not a call after all: the rest of its line is ordinary text. The
+                        // line is finished first (its end may not have arrived yet).
                         self.candidate = None;
-                        // Go on with the line after the one the candidate started on.
-                        let next = text[p.start..]
-                            .find('\n')
-                            .map_or(text.len(), |n| p.start + n + 1);
-                        self.line = next;
-                        self.eol_from = next;
-                        if next >= text.len() {
-                            return self.nothing();
-                        }
+                        self.skip_line = true;
+                        self.eol_from = p.start;
                         continue;
                     }
                 }
@@ -173,7 +198,12 @@ impl Scanner {
             let line_end = eol.unwrap_or(text.len());
             let complete = eol.is_some() || last;
             let line = &text[self.line..line_end];
-            match self.classify(line, complete) {
+            let kind = if self.skip_line {
+                self.ordinary(line, complete)
+            } else {
+                self.classify(line, complete)
+            };
+            match kind {
                 Line::Candidate(offset, how) => {
                     self.candidate = Some(Pending {
                         start: self.line + offset,
@@ -198,6 +228,7 @@ impl Scanner {
             self.work = self.work.saturating_add(line.len() + 1);
             self.line = line_end + 1;
             self.eol_from = self.line;
+            self.skip_line = false;
         }
     }
 
@@ -207,6 +238,14 @@ impl Scanner {
         } else {
             Found::Nothing(NoCall::NoTags)
         }
+    }
+
+    /// A line that cannot start a call: only note a quoted call tag in it.
+    fn ordinary(&mut self, line: &str, complete: bool) -> Line {
+        if complete && mentions_call(line) {
+            self.quoted = true;
+        }
+        Line::Other
     }
 
     /// Decides what one line is. `complete`: the line's end has arrived.
@@ -232,20 +271,14 @@ impl Scanner {
             return Line::Other;
         }
         if self.fence.is_some() || indent > 3 {
-            if complete && mentions_call(line) {
-                self.quoted = true;
-            }
-            return Line::Other;
+            return self.ordinary(line, complete);
         }
         match starts_call(body, self.line == 0 && indent == 0) {
             Some(Ok((offset, how))) => return Line::Candidate(indent + offset, how),
             Some(Err(())) if !complete => return Line::Undecided,
             _ => {}
         }
-        if complete && mentions_call(line) {
-            self.quoted = true;
-        }
-        Line::Other
+        self.ordinary(line, complete)
     }
 }
 

@@ -180,6 +180,13 @@ fn pathological_inputs_finish() {
     assert!(last.is_some());
     let r = sc.finish(&text);
     assert!(matches!(r, Found::Incomplete { .. } | Found::Nothing(_)));
+    // The work cap holds: at most one attempt past six passes plus 64 KiB.
+    assert!(
+        sc.work() <= 7 * text.len() + (1 << 16),
+        "work {} for {} bytes",
+        sc.work(),
+        text.len()
+    );
     // A megabyte of prose lines and a call at the end.
     let mut big = "word ".repeat(200_000);
     big.push_str("\n<invoke name=\"Read\">\n<parameter name=\"p\">1</parameter>\n</invoke>");
