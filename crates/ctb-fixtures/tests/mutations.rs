@@ -3,10 +3,11 @@
 //! grammar, `translate` and a session. Whatever comes in:
 //! - nothing inside the bridge fails (no `internal_error`, which is what a caught panic becomes);
 //! - an untouched reply is the input byte for byte;
-//! - streaming the mutated reply in random pieces finds what the whole text finds.
+//! - streaming the mutated reply in random pieces finds what the whole text finds (or gives
+//!   up at the work cap, which only means no early stop).
 
 use claude_tool_bridge::{Config, Outcome, Reason, translate};
-use ctb_invoke::{Found, Scanner, find_first_call};
+use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 
 const PIECES: &[&str] = &[
@@ -47,14 +48,23 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
     }
 }
 
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[test]
 fn mutated_replies_never_break_the_bridge() {
     let fixtures = ctb_fixtures::load_replies(&ctb_fixtures::fixtures_dir()).unwrap();
     let config = Config::default();
-    let mut rng = Rng::new(0x5EED);
+    // More rounds and other seeds locally: CTB_MUTATION_ROUNDS=2000 CTB_MUTATION_SEED=7.
+    let rounds = env_number("CTB_MUTATION_ROUNDS", 40);
+    let mut rng = Rng::new(env_number("CTB_MUTATION_SEED", 0x5EED) as u64);
     let mut checked = 0;
     for f in &fixtures {
-        for _ in 0..40 {
+        for _ in 0..rounds {
             let mut text = f.reply.clone();
             for _ in 0..1 + rng.below(3) {
                 text = mutate(&text, &mut rng);
@@ -79,14 +89,15 @@ fn mutated_replies_never_break_the_bridge() {
                     assert_eq!(Found::Call(c), whole, "{}: early call differs", f.name);
                 }
             }
-            assert_eq!(
-                scanner.finish(&text),
-                whole,
-                "{}: streamed differs: {text:?}",
-                f.name
-            );
+            // The work cap may run out sooner in pieces (a pending call is parsed again as each
+            // closing tag arrives); then the stream is simply not stopped early.
+            let streamed = scanner.finish(&text);
+            if streamed != Found::Nothing(NoCall::WorkLimit) {
+                assert_eq!(streamed, whole, "{}: streamed differs: {text:?}", f.name);
+            }
             checked += 1;
         }
     }
-    assert!(checked > 5_000, "only {checked} mutations checked");
+    assert_eq!(checked, rounds * fixtures.len());
+    assert!(fixtures.len() > 100, "fixtures missing");
 }
