@@ -68,7 +68,12 @@ fn replies(dir: &std::path::Path) -> Result<(), String> {
     } else {
         cpu.as_secs_f64() * 1e6 / fixtures.len() as f64
     };
-    println!("CPU per reply (debug build: run with --release for real numbers): {per:.1} us");
+    let build = if cfg!(debug_assertions) {
+        "debug build; `cargo run --release -p xtask -- replay` for release numbers"
+    } else {
+        "release build"
+    };
+    println!("CPU per reply ({build}): {per:.1} us");
     if disagreements.is_empty() {
         println!(
             "All {} fixtures match the outcome their sidecar expects.",
