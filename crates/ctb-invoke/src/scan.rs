@@ -93,6 +93,10 @@ fn budget(len: usize) -> usize {
 
 const CLOSER: &str = "invoke>";
 
+/// How much of a line's start tells whether a call starts there (a residue word, a prefix
+/// and a tag name fit easily).
+const LINE_HEAD: usize = 96;
+
 impl Scanner {
     /// A scanner at the start of a reply.
     pub fn new() -> Self {
@@ -273,9 +277,13 @@ impl Scanner {
         if self.fence.is_some() || indent > 3 {
             return self.ordinary(line, complete);
         }
-        match starts_call(body, self.line == 0 && indent == 0) {
+        // Whether a call starts here shows in the line's first few bytes; looking at no more
+        // keeps a long line that is still arriving from being read again with every piece.
+        let head = &body[..floor_char_boundary(body, LINE_HEAD)];
+        let cut = head.len() < body.len();
+        match starts_call(head, self.line == 0 && indent == 0) {
             Some(Ok((offset, how))) => return Line::Candidate(indent + offset, how),
-            Some(Err(())) if !complete => return Line::Undecided,
+            Some(Err(())) if !complete && !cut => return Line::Undecided,
             _ => {}
         }
         self.ordinary(line, complete)

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ctb_invoke::{Found, Scanner, find_first_call};
+use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
 use ctb_testkit::Rng;
 
 /// The namespace prefix, built from parts (see the display caveat in the README).
@@ -186,6 +186,25 @@ fn pathological_inputs_finish() {
         "work {} for {} bytes",
         sc.work(),
         text.len()
+    );
+    // One megabyte-long line arriving in 16-byte pieces: each piece is read once.
+    let token = format!(
+        "{}:x{}",
+        "ab".repeat(1 << 19),
+        "\n<invoke name=\"Read\">\n</invoke>"
+    );
+    let mut sc = Scanner::new();
+    for end in (16..token.len()).step_by(16) {
+        assert!(!matches!(
+            sc.advance(&token[..end]),
+            Found::Nothing(NoCall::WorkLimit)
+        ));
+    }
+    assert!(
+        sc.work() <= 2 * token.len(),
+        "work {} for {}",
+        sc.work(),
+        token.len()
     );
     // A megabyte of prose lines and a call at the end.
     let mut big = "word ".repeat(200_000);
