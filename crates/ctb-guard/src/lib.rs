@@ -66,8 +66,8 @@ pub const LOOP_DEFLATE_RATIO: f64 = 10.0;
 /// can have run to a token limit.
 pub const UNKNOWN_FINISH_MIN_BYTES: usize = 16 * 1024;
 
-/// Words Claude leaves where the wrapper's opening tag should be.
-pub const RESIDUE_WORDS: [&str; 4] = ["court", "course", "count", "call"];
+/// Words Claude leaves where the wrapper's opening tag should be (the grammar's list).
+pub use ctb_invoke::RESIDUE_WORDS;
 
 /// How many times a residue word must end the reply to count as a loop.
 pub const RESIDUE_REPEATS: usize = 3;
@@ -310,7 +310,7 @@ pub fn trailing_residue_repeats(text: &str) -> usize {
     let mut count = 0;
     let mut glued = false;
     'outer: loop {
-        for word in RESIDUE_WORDS {
+        for word in RESIDUE_WORDS.iter().copied() {
             if let Some(before) = rest.strip_suffix(word) {
                 glued = before
                     .chars()

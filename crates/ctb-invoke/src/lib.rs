@@ -39,18 +39,3 @@ mod tag;
 
 pub use call::{Call, Param};
 pub use scan::{Found, NoCall, RESIDUE_WORDS, Scanner, find_first_call};
-
-/// Whether `text` holds anything that looks like call markup anywhere (quoted or not):
-/// an `invoke`, `parameter` or `function_calls` tag, bare or prefixed.
-pub fn contains_call_tags(text: &str) -> bool {
-    [
-        "<invoke",
-        ":invoke",
-        "</invoke",
-        "<parameter",
-        "<function_calls",
-        ":function_calls",
-    ]
-    .iter()
-    .any(|t| text.contains(t))
-}
