@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
-use ctb_testkit::{Rng, random_chunks};
+use ctb_testkit::{Rng, files_with_extension, random_chunks};
 use serde_json::Value;
 
 /// Requests per turn before the replay gives up on a turn (a bug guard: the session allows
@@ -68,13 +68,7 @@ impl Tally {
 
 /// Replays every conversation in `dir` and prints the table.
 pub(crate) fn run(dir: &Path) -> Result<(), String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
+    let files = files_with_extension(dir, "json")?;
     if files.is_empty() {
         return Err(format!("no conversations in {}", dir.display()));
     }

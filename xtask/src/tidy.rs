@@ -117,19 +117,16 @@ fn no_pending_snapshots() {
 
 #[test]
 fn every_reply_fixture_has_a_sidecar() {
-    let dir = root().join("fixtures/replies");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "txt") {
-            assert!(
-                p.with_extension("json").is_file(),
-                "{}: no sidecar",
-                p.display()
-            );
-            n += 1;
-        }
+    let replies =
+        ctb_testkit::files_with_extension(&root().join("fixtures/replies"), "txt").unwrap();
+    for p in &replies {
+        assert!(
+            p.with_extension("json").is_file(),
+            "{}: no sidecar",
+            p.display()
+        );
     }
+    let n = replies.len();
     assert!(n > 0);
 }
 

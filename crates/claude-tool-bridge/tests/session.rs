@@ -1,10 +1,8 @@
 //! The per-agent session: stop lists, the decisions on finished replies, the early stop, and
 //! the chunking property (streamed in any split, the decision is the one for the whole text).
 
-use std::path::{Path, PathBuf};
-
 use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Reason, Session};
-use ctb_testkit::{Rng, random_chunks};
+use ctb_testkit::{Rng, files_with_extension, fixtures_dir, random_chunks, stem};
 use serde_json::Value;
 
 const MODEL: &str = "anthropic/claude-sonnet-5-5";
@@ -339,59 +337,35 @@ fn early_stop_answers_once_at_the_first_complete_call() {
 // ---------------------------------------------------------------------------------------
 // The chunking property.
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
 /// (name, text, finish) for every reply fixture and every conversation attempt, the latter
 /// both whole and as the provider cuts it with the default stop list.
 fn corpus() -> Vec<(String, String, FinishReason)> {
     let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(fixtures().join("replies")) {
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let finish = std::fs::read_to_string(p.with_extension("json"))
-                .ok()
-                .and_then(|s| serde_json::from_str::<Value>(&s).ok())
-                .and_then(|v| v["finish_reason"].as_str().map(FinishReason::from_name))
-                .unwrap_or(FinishReason::Unknown);
-            out.push((
-                p.file_stem().unwrap().to_string_lossy().into_owned(),
-                text,
-                finish,
-            ));
-        }
+    for p in files_with_extension(&fixtures_dir().join("replies"), "txt").unwrap() {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let finish = std::fs::read_to_string(p.with_extension("json"))
+            .ok()
+            .and_then(|s| serde_json::from_str::<Value>(&s).ok())
+            .and_then(|v| v["finish_reason"].as_str().map(FinishReason::from_name))
+            .unwrap_or(FinishReason::Unknown);
+        out.push((stem(&p), text, finish));
     }
     let stops = session().begin_turn(MODEL, &[]).stops;
-    if let Ok(entries) = std::fs::read_dir(fixtures().join("conversations")) {
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            for (t, turn) in v["turns"].as_array().unwrap().iter().enumerate() {
-                for (a, attempt) in turn["attempts"].as_array().unwrap().iter().enumerate() {
-                    let text = attempt["text"].as_str().unwrap().to_owned();
-                    let finish = FinishReason::from_name(attempt["finish"].as_str().unwrap());
-                    let (cut, cut_finish) = provider(&text, &stops);
-                    let cut_finish = if cut_finish == FinishReason::StopSequence {
-                        cut_finish
-                    } else {
-                        finish
-                    };
-                    out.push((format!("{stem}/{t}/{a}/cut"), cut, cut_finish));
-                    out.push((format!("{stem}/{t}/{a}/whole"), text, finish));
-                }
+    for p in files_with_extension(&fixtures_dir().join("conversations"), "json").unwrap() {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let name = stem(&p);
+        for (t, turn) in v["turns"].as_array().unwrap().iter().enumerate() {
+            for (a, attempt) in turn["attempts"].as_array().unwrap().iter().enumerate() {
+                let text = attempt["text"].as_str().unwrap().to_owned();
+                let finish = FinishReason::from_name(attempt["finish"].as_str().unwrap());
+                let (cut, cut_finish) = provider(&text, &stops);
+                let cut_finish = if cut_finish == FinishReason::StopSequence {
+                    cut_finish
+                } else {
+                    finish
+                };
+                out.push((format!("{name}/{t}/{a}/cut"), cut, cut_finish));
+                out.push((format!("{name}/{t}/{a}/whole"), text, finish));
             }
         }
     }
@@ -481,14 +455,7 @@ fn stop_names(stops: &[String]) -> String {
 #[test]
 fn conversation_decisions() {
     let cat = catalog();
-    let dir = fixtures().join("conversations");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
+    let paths = files_with_extension(&fixtures_dir().join("conversations"), "json").unwrap();
     assert!(paths.len() >= 20);
     for p in paths {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

@@ -12,7 +12,7 @@
 //! }
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Session};
 use serde_json::Value;
@@ -20,10 +20,7 @@ use serde_json::Value;
 /// The model name the fixtures are run as: a covered Claude model.
 pub const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
-/// The workspace's `fixtures/` folder.
-pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
+pub use ctb_testkit::fixtures_dir;
 
 /// One reply fixture, ready to run.
 #[derive(Debug, Clone)]
@@ -55,21 +52,12 @@ impl ReplyFixture {
 
 /// Loads every `*.txt` fixture of `dir/replies`, sorted by name.
 pub fn load_replies(dir: &Path) -> Result<Vec<ReplyFixture>, String> {
-    let replies = dir.join("replies");
-    let entries = std::fs::read_dir(&replies).map_err(|e| format!("{}: {e}", replies.display()))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    paths.sort();
+    let paths = ctb_testkit::files_with_extension(&dir.join("replies"), "txt")?;
     paths.iter().map(|p| load_one(dir, p)).collect()
 }
 
 fn load_one(dir: &Path, path: &Path) -> Result<ReplyFixture, String> {
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = ctb_testkit::stem(path);
     let err = |what: &str, e: &dyn std::fmt::Display| format!("{name}: {what}: {e}");
     let reply = std::fs::read_to_string(path).map_err(|e| err("reply", &e))?;
     let side_path = path.with_extension("json");

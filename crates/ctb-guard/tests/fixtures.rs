@@ -1,33 +1,17 @@
 //! The guard against every reply fixture (`fixtures/replies/*.txt`) and conversation attempt
 //! (`fixtures/conversations/*.json`).
 
-use std::path::{Path, PathBuf};
-
 use ctb_guard::{CallEndWatch, END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
 use ctb_invoke::{Found, find_first_call};
-use ctb_testkit::Rng;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
+use ctb_testkit::{Rng, files_with_extension, fixtures_dir, stem};
 
 /// Every reply fixture: (name, text).
 fn replies() -> Vec<(String, String)> {
-    let dir = fixtures().join("replies");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, String)> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
+    files_with_extension(&fixtures_dir().join("replies"), "txt")
+        .unwrap()
+        .iter()
+        .map(|p| (stem(p), std::fs::read_to_string(p).unwrap()))
+        .collect()
 }
 
 #[test]

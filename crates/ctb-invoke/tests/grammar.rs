@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
-use ctb_testkit::Rng;
+use ctb_testkit::{Rng, files_with_extension, stem};
 
 /// The namespace prefix, built from parts (see the display caveat in the README).
 const NS: &str = concat!("ant", "ml:");
@@ -91,15 +91,10 @@ fn check_offsets(text: &str, found: &Found<'_>) {
 #[test]
 fn grammar_fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
+    let files = files_with_extension(&dir, "txt").unwrap();
     assert!(files.len() >= 30, "fixtures missing");
     for path in files {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = stem(&path);
         let text = std::fs::read_to_string(&path).unwrap();
         let found = find_first_call(&text);
         check_offsets(&text, &found);

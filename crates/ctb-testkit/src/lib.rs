@@ -1,7 +1,8 @@
-//! Deterministic randomness for the workspace's tests, benches and replay (internal).
+//! Shared pieces of the workspace's test harnesses, benches and replay (internal).
 //!
 //! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
-//! so every harness draws the same way and no test needs a `rand` dependency.
+//! so every harness draws the same way and no test needs a `rand` dependency; and the one
+//! way harnesses find their fixture files.
 //!
 //! ```
 //! use ctb_testkit::{Rng, random_chunks};
@@ -12,6 +13,32 @@
 //! assert_eq!(pieces.concat(), text);
 //! assert!(pieces.iter().all(|p| !p.is_empty()));
 //! ```
+
+use std::path::{Path, PathBuf};
+
+/// The workspace's `fixtures/` folder.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// The files of `dir` whose extension is `ext`, sorted by name. A folder that cannot be read
+/// is an error, so a harness never passes by finding nothing.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// A file's name without its extension.
+pub fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
 
 /// SplitMix64: a tiny, fast, well-mixed deterministic generator.
 #[derive(Debug, Clone)]
@@ -88,6 +115,15 @@ mod tests {
                 assert_eq!(pieces.len(), text.chars().count());
             }
         }
+    }
+
+    #[test]
+    fn fixture_files_are_found_sorted() {
+        let files = files_with_extension(&fixtures_dir().join("replies"), "txt").unwrap();
+        assert!(files.len() > 100);
+        assert!(files.windows(2).all(|w| w[0] < w[1]));
+        assert!(files_with_extension(Path::new("/no/such/folder"), "txt").is_err());
+        assert_eq!(stem(Path::new("a/001_x.txt")), "001_x");
     }
 
     #[test]
