@@ -91,8 +91,14 @@ pub fn holds_json_request(text: &str) -> bool {
     let mut from = 0;
     while let Some(off) = text[from..].find('{') {
         let at = from + off;
-        let line_head = &text[text[..at].rfind('\n').map_or(0, |n| n + 1)..at];
-        if probes == 0 || line_head.trim().is_empty() {
+        // Only the blank run before the `{` is read back (runs of distinct `{`s do not
+        // overlap), so a long line full of braces stays linear.
+        let starts_line = text[..at]
+            .bytes()
+            .rev()
+            .take_while(|&b| b != b'\n')
+            .all(|b| b.is_ascii_whitespace());
+        if probes == 0 || starts_line {
             probes += 1;
             if let Some(found) = ctb_json::first_object(&text[at..]) {
                 if is_request(&found.value) {
@@ -294,5 +300,36 @@ pub fn render_request(request: &Value) -> String {
     match serde::Serialize::serialize(request, &mut ser) {
         Ok(()) => String::from_utf8(out).unwrap_or_else(|_| request.to_string()),
         Err(_) => request.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_json_request;
+
+    #[test]
+    fn json_request_found_at_the_first_brace_or_a_line_start() {
+        let req = r#"{"tool_name": "response", "tool_args": {"text": "hi"}}"#;
+        assert!(holds_json_request(req));
+        assert!(holds_json_request(&format!("Prose first.\n  {req}")));
+        assert!(!holds_json_request(&format!("echo ${{HOME}} then {req}")));
+        assert!(!holds_json_request(r#"{"thoughts": ["no tool"]}"#));
+    }
+
+    #[test]
+    fn a_long_line_of_braces_is_read_in_linear_time() {
+        // Two megabytes of braces on one line, then a request on a line of its own: only the
+        // first brace and the braces that start a line are tried.
+        let mut text = "{a".repeat(1 << 20);
+        assert!(!holds_json_request(&text));
+        text.push_str("\n\t{\"tool_name\": \"response\", \"tool_args\": {\"text\": \"x\"}}");
+        assert!(holds_json_request(&text));
+    }
+
+    #[test]
+    fn at_most_eight_braces_are_tried() {
+        let req = r#"{"tool_name": "response", "tool_args": {}}"#;
+        assert!(holds_json_request(&format!("{}{req}", "{a\n".repeat(7))));
+        assert!(!holds_json_request(&format!("{}{req}", "{a\n".repeat(8))));
     }
 }
