@@ -87,8 +87,13 @@ fn readme_lists_every_crate() {
 fn every_reason_code_is_documented() {
     let docs = read(&root().join("docs/reasons.md"));
     let code = read(&root().join("crates/claude-tool-bridge/src/decision.rs"));
+    // The codes are the match arms of `Reason::code`.
+    let reasons = code
+        .split_once("impl Reason {")
+        .map(|(_, rest)| rest.split("\n}\n").next().unwrap_or(""))
+        .expect("decision.rs has `impl Reason`");
     let mut n = 0;
-    for line in code.lines() {
+    for line in reasons.lines() {
         if let Some((_, rest)) = line.split_once("=> \"") {
             let reason = rest.split('"').next().unwrap();
             assert!(

@@ -44,6 +44,19 @@ pub enum Outcome {
     Untouched,
 }
 
+impl Outcome {
+    /// The snake_case code (`translated`, `prose`, `discard`, `untouched`), as printed by `ctb`
+    /// and returned to Python.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Translated => "translated",
+            Self::Prose => "prose",
+            Self::Discard => "discard",
+            Self::Untouched => "untouched",
+        }
+    }
+}
+
 /// Why the bridge decided what it did: a short, stable, machine-readable code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -138,6 +151,31 @@ impl Decision {
             request: None,
             reason,
             retry_without_stops: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Outcome, Reason};
+
+    #[test]
+    fn codes_are_the_serialized_names() {
+        for o in [
+            Outcome::Translated,
+            Outcome::Prose,
+            Outcome::Discard,
+            Outcome::Untouched,
+        ] {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.code());
+        }
+        for r in [
+            Reason::Translated,
+            Reason::CompletedAfterStop,
+            Reason::JsonRequestPresent,
+            Reason::DiscardLimit,
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.code());
         }
     }
 }

@@ -186,7 +186,7 @@ fn translate(args: &[String]) -> Result<(), Failure> {
         claude_tool_bridge::Decision::untouched(&reply, claude_tool_bridge::Reason::ModelNotCovered)
     };
     let out = json!({
-        "outcome": decision.outcome,
+        "outcome": decision.outcome.code(),
         "reply": decision.reply,
         "request": decision.request,
         "reason": decision.reason.code(),

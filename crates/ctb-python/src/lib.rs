@@ -10,12 +10,11 @@
 //! The conversion helpers are plain Rust and can be used without Python:
 //!
 //! ```
-//! use _native::{outcome_code, parse_config_json};
+//! use _native::parse_config_json;
 //! let (config, warnings) = parse_config_json(r#"{"enabled": false, "colour": 1}"#).unwrap();
 //! assert!(!config.enabled);
 //! assert_eq!(warnings.len(), 1);
 //! assert!(warnings[0].contains("colour"));
-//! assert_eq!(outcome_code(claude_tool_bridge::Outcome::Discard), "discard");
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -42,16 +41,6 @@ fn guarded<T>(f: impl FnOnce() -> T, fallback: impl FnOnce() -> T) -> T {
 fn guarded_py<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f))
         .unwrap_or_else(|_| Err(BridgeError::new_err(format!("internal error in {what}"))))
-}
-
-/// The snake_case name of an outcome, as Python sees it.
-pub fn outcome_code(outcome: ctb::Outcome) -> &'static str {
-    match outcome {
-        ctb::Outcome::Translated => "translated",
-        ctb::Outcome::Prose => "prose",
-        ctb::Outcome::Discard => "discard",
-        ctb::Outcome::Untouched => "untouched",
-    }
 }
 
 /// Reads settings from JSON text (a saved `config.json`): the settings and one warning per
@@ -284,7 +273,7 @@ pub struct PyDecision {
 impl PyDecision {
     fn from_decision(d: ctb::Decision) -> Self {
         Self {
-            outcome: outcome_code(d.outcome),
+            outcome: d.outcome.code(),
             request_json: d
                 .request
                 .as_ref()
