@@ -227,6 +227,27 @@ impl<'a, B: Build> Parser<'a, B> {
         }
     }
 
+    /// Before a member or item: skips a `...` placeholder; true when a code fence ends the
+    /// container here.
+    fn skip_filler(&mut self) -> bool {
+        match self.peek() {
+            Some(b'.') => {
+                self.skip_ellipsis();
+                false
+            }
+            Some(b'`' | b'~') => self.at_fence(),
+            _ => false,
+        }
+    }
+
+    /// A value, or `null` where the text has none (`{"a": }`, a cut-off input).
+    fn value_or_null(&mut self) -> Res<B::V> {
+        Ok(match self.value()? {
+            Some(v) => v,
+            None => self.out.null(),
+        })
+    }
+
     // ----- the document -------------------------------------------------------------------
 
     /// Reads a whole document: fences and prose around the value, NDJSON and concatenated
@@ -554,10 +575,8 @@ impl<'a, B: Build> Parser<'a, B> {
                 self.skip_commas();
             }
             // (whitespace is already skipped here: after the bracket, a value or a comma)
-            match self.peek() {
-                Some(b'.') => self.skip_ellipsis(),
-                Some(b'`' | b'~') if self.at_fence() => break,
-                _ => {}
+            if self.skip_filler() {
+                break;
             }
             if self.peek() == Some(b'[') && self.out.obj_last_is_array(obj) {
                 // `{"a": [1], [2]}`: more items for the array before
@@ -610,10 +629,7 @@ impl<'a, B: Build> Parser<'a, B> {
                 self.out.obj_key(obj, &mut k);
                 self.i += 1;
                 self.member_value = true;
-                value = match self.value()? {
-                    Some(v) => v,
-                    None => self.out.null(),
-                };
+                value = self.value_or_null()?;
             }
             self.out.obj_value(obj, value);
             initial = false;
@@ -645,10 +661,8 @@ impl<'a, B: Build> Parser<'a, B> {
                 self.skip_commas();
             }
             // (whitespace is already skipped here: after the bracket, a value or a comma)
-            match self.peek() {
-                Some(b'.') => self.skip_ellipsis(),
-                Some(b'`' | b'~') if self.at_fence() => break,
-                _ => {}
+            if self.skip_filler() {
+                break;
             }
             self.out.arr_item(&mut items);
             let Some(mut v) = self.value()? else {
@@ -662,10 +676,7 @@ impl<'a, B: Build> Parser<'a, B> {
                 self.enter()?;
                 let mut obj = self.out.obj_begin();
                 self.out.obj_key(&mut obj, &mut key);
-                let value = match self.value()? {
-                    Some(v) => v,
-                    None => self.out.null(),
-                };
+                let value = self.value_or_null()?;
                 self.out.obj_value(&mut obj, value);
                 if self.peek() == Some(b',') && self.at(self.ws_end(self.i + 1, true)) != Some(b'[')
                 {
@@ -1291,10 +1302,7 @@ impl<'a, B: Build> Parser<'a, B> {
             if b.get(j) == Some(&b'(') {
                 self.i = j + 1;
                 self.enter()?;
-                let v = match self.value()? {
-                    Some(v) => v,
-                    None => self.out.null(),
-                };
+                let v = self.value_or_null()?;
                 self.leave();
                 if self.peek() == Some(b')') {
                     self.i += 1;
