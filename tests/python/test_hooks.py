@@ -53,11 +53,11 @@ class CountingSession:
     def begin_turn(self, model, stops):
         return self.inner.begin_turn(model, stops)
 
-    def feed(self, delta):
+    def feed(self, delta, catalog):
         self.fed += delta
         if self.feed_stop_at and self.feed_stop_at in self.fed:
             return self.fed[: self.fed.index(self.feed_stop_at) + len(self.feed_stop_at)]
-        return self.inner.feed(delta)
+        return self.inner.feed(delta, catalog)
 
     def finish(self, reply, finish_reason, catalog):
         self.finishes.append((reply, finish_reason))

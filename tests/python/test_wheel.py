@@ -78,7 +78,7 @@ def test_prefixed_tags_translate_too():
     reply = invoke("code_execution_tool", {"runtime": "terminal", "session": "0", "reset": "false",
                                            "code": "pwd"}, prefixed=True)
     assert PREFIX in reply
-    decision = ctb.translate(reply, ctb.Catalog.agent_zero(), ctb.Config())
+    decision = ctb.translate(reply, ctb.Catalog.agent_zero())
     assert decision.outcome == "translated"
     assert decision.request["tool_args"]["code"] == "pwd"
 
@@ -87,14 +87,35 @@ def test_feed_returns_none_or_the_completed_reply():
     session = ctb.Session(ctb.Config())
     session.begin_turn("anthropic/claude-sonnet-4-5", [])
     reply = LS_CALL + "\n\nand more text after the call " * 20
+    catalog = ctb.Catalog.agent_zero()
     stopped = None
     for i in range(0, len(reply), 40):
-        stopped = session.feed(reply[i : i + 40])
+        stopped = session.feed(reply[i : i + 40], catalog)
         if stopped is not None:
             break
     assert stopped is not None
     assert stopped.rstrip().endswith("invoke>")
     assert len(stopped) < len(reply)
+    # The decision was made when the stream stopped; `finish` on that text returns it.
+    assert session.finish(stopped, None, catalog).outcome == "translated"
+
+
+def test_feed_never_stops_for_a_call_that_would_be_left_alone():
+    session = ctb.Session(ctb.Config())
+    session.begin_turn("anthropic/claude-sonnet-4-5", [])
+    unknown = invoke("no_such_tool", {"x": "1"}) + "\nmore"
+    assert session.feed(unknown, ctb.Catalog.agent_zero()) is None
+    assert session.finish(unknown, None, ctb.Catalog.agent_zero()).reason == "unknown_tool"
+
+
+def test_finish_out_of_order_says_so():
+    session = ctb.Session(ctb.Config())
+    with pytest.raises(ctb.BridgeError, match="begin_turn"):
+        session.finish("text", None, ctb.Catalog())
+    session.begin_turn("anthropic/claude-sonnet-4-5", [])
+    session.finish("text", None, ctb.Catalog())
+    with pytest.raises(ctb.BridgeError, match="once per turn"):
+        session.finish("text", None, ctb.Catalog())
 
 
 def test_finish_reason_names_are_accepted():
@@ -114,10 +135,10 @@ def test_odd_input_never_raises(text):
     session = ctb.Session(ctb.Config())
     session.begin_turn("anthropic/claude-x", [])
     for i in range(0, len(text), 997):
-        session.feed(text[i : i + 997])
+        session.feed(text[i : i + 997], ctb.Catalog.agent_zero())
     decision = session.finish(text, None, ctb.Catalog.agent_zero())
     assert decision.outcome in ("translated", "prose", "discard", "untouched")
-    assert isinstance(ctb.translate(text, ctb.Catalog.agent_zero(), ctb.Config()).reply, str)
+    assert isinstance(ctb.translate(text, ctb.Catalog.agent_zero()).reply, str)
     try:
         assert isinstance(len(ctb.Catalog.from_text(text)), int)
     except ValueError:

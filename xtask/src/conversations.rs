@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
-use ctb_testkit::{Rng, files_with_extension, random_chunks};
+use ctb_testkit::{Rng, files_with_extension, provider_cut, random_chunks};
 use serde_json::Value;
 
 /// Requests per turn before the replay gives up on a turn (a bug guard: the session allows
@@ -156,17 +156,6 @@ fn load(path: &Path) -> Result<Conversation, String> {
     })
 }
 
-/// Where the provider stops `text`: the stop string completed first (earliest end; on a tie
-/// the longer one). Returns where the output ends and where the stop string ends.
-fn provider_cut(text: &str, stops: &[String]) -> Option<(usize, usize)> {
-    stops
-        .iter()
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| text.find(s.as_str()).map(|start| (start + s.len(), start)))
-        .min()
-        .map(|(end, start)| (start, end))
-}
-
 /// Agent Zero's rule: the reply is exactly one JSON tool request.
 pub(crate) fn usable_by_agent_zero(reply: &str) -> bool {
     match serde_json::from_str::<Value>(reply.trim()) {
@@ -197,9 +186,9 @@ fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, St
             let mut elapsed = started.elapsed().as_secs_f64();
             // The provider.
             let (output, mut finish) = match provider_cut(&attempt.text, &plan.stops) {
-                Some((cut, stop_end)) => {
-                    t.chars_avoided += attempt.text[stop_end..].chars().count();
-                    (&attempt.text[..cut], FinishReason::StopSequence)
+                Some(cut) => {
+                    t.chars_avoided += attempt.text[cut.stop_end..].chars().count();
+                    (&attempt.text[..cut.output_end], FinishReason::StopSequence)
                 }
                 None => (
                     attempt.text.as_str(),
@@ -210,7 +199,7 @@ fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, St
             let started = Instant::now();
             let mut reply = None;
             for delta in random_chunks(output, &mut rng, 24) {
-                if let Some(stopped) = session.feed(delta) {
+                if let Some(stopped) = session.feed(delta, catalog) {
                     reply = Some(stopped);
                     finish = FinishReason::Stop;
                     break;
@@ -220,7 +209,9 @@ fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, St
             if !conv.finish_reported {
                 finish = FinishReason::Unknown;
             }
-            let decision = session.finish(&reply, finish, catalog);
+            let decision = session
+                .finish(&reply, finish, catalog)
+                .map_err(|e| format!("{}: {e}", conv.name))?;
             elapsed += started.elapsed().as_secs_f64();
             let micros = elapsed * 1e6;
             t.replies += 1;

@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 
-use claude_tool_bridge::{Config, Session};
+use claude_tool_bridge::{Catalog, Config, Session};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const MODEL: &str = "anthropic/claude-sonnet-5-5";
@@ -43,11 +43,11 @@ fn deltas(text: &str, size: usize) -> Vec<&str> {
     out
 }
 
-fn run(pieces: &[&str]) -> usize {
+fn run(pieces: &[&str], catalog: &Catalog) -> usize {
     let mut s = Session::new(Config::default());
     s.begin_turn(MODEL, &[]);
     for p in pieces {
-        if let Some(r) = s.feed(p) {
+        if let Some(r) = s.feed(p, catalog) {
             return r.len();
         }
     }
@@ -56,19 +56,20 @@ fn run(pieces: &[&str]) -> usize {
 
 fn bench(c: &mut Criterion) {
     let text = reply();
+    let catalog = Catalog::agent_zero();
     let whole = [text.as_str()];
     let small = deltas(&text, DELTA);
-    assert_eq!(run(&whole), run(&small));
+    assert_eq!(run(&whole, &catalog), run(&small, &catalog));
     assert!(
-        run(&whole) > SIZE - 1024,
+        run(&whole, &catalog) > SIZE - 1024,
         "the call must complete near the end"
     );
     let mut g = c.benchmark_group("stream_1mb");
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.sample_size(20);
-    g.bench_function("one_piece", |b| b.iter(|| run(black_box(&whole))));
+    g.bench_function("one_piece", |b| b.iter(|| run(black_box(&whole), &catalog)));
     g.bench_function(format!("deltas_{DELTA}_bytes_x{}", small.len()), |b| {
-        b.iter(|| run(black_box(&small)))
+        b.iter(|| run(black_box(&small), &catalog))
     });
     g.finish();
 }

@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use claude_tool_bridge::{Catalog, Config, translate};
+use claude_tool_bridge::{Catalog, translate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// A reply of about `size` bytes: prose lines, then one call with typed arguments.
@@ -25,17 +25,16 @@ fn reply(size: usize) -> String {
 
 fn bench(c: &mut Criterion) {
     let catalog = Catalog::agent_zero();
-    let config = Config::default();
     let mut group = c.benchmark_group("translate");
     for size in [1 << 10, 4 << 10, 16 << 10, 64 << 10] {
         let text = reply(size);
         assert_eq!(
-            translate(&text, &catalog, &config).outcome,
+            translate(&text, &catalog).outcome,
             claude_tool_bridge::Outcome::Translated
         );
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(size), &text, |b, t| {
-            b.iter(|| translate(black_box(t), &catalog, &config));
+            b.iter(|| translate(black_box(t), &catalog));
         });
     }
     group.finish();

@@ -2,34 +2,6 @@
 
 use serde::Serialize;
 
-/// How a reply ended, as the provider reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FinishReason {
-    /// Natural end of the reply (`end_turn`, `stop`).
-    Stop,
-    /// One of the request's stop strings matched.
-    StopSequence,
-    /// The reply ran out of `max_tokens`.
-    MaxTokens,
-    /// Not reported (Agent Zero before its newest version): inferred from the text.
-    #[default]
-    Unknown,
-}
-
-impl FinishReason {
-    /// Parses the names providers and LiteLLM use (`stop`, `end_turn`, `stop_sequence`,
-    /// `max_tokens`, `length`); anything else is `Unknown`.
-    pub fn from_name(name: &str) -> Self {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "stop" | "end_turn" => Self::Stop,
-            "stop_sequence" => Self::StopSequence,
-            "max_tokens" | "length" => Self::MaxTokens,
-            _ => Self::Unknown,
-        }
-    }
-}
-
 /// The kind of decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

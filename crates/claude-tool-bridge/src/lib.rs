@@ -23,12 +23,12 @@
 //! let plan = session.begin_turn("anthropic/claude-sonnet-4-5", &[]);
 //! assert!(plan.covered && plan.stops.len() <= 4);
 //!
-//! // While streaming: stop as soon as the first call is complete.
+//! // While streaming: stop as soon as the first call is complete (and translates).
 //! let mut stopped = None;
 //! for delta in ["court\n<invoke name=\"memory_load\">\n<parameter name=\"query\">",
 //!               "vpn setup</parameter>\n<parameter name=\"limit\">3</parameter>\n</invoke>",
 //!               "\n<function_results>made up</function_results>"] {
-//!     if let Some(reply) = session.feed(delta) {
+//!     if let Some(reply) = session.feed(delta, &catalog) {
 //!         stopped = Some(reply);
 //!         break;
 //!     }
@@ -36,7 +36,7 @@
 //! let reply = stopped.expect("the call completed");
 //!
 //! // The finished reply: what Agent Zero should see.
-//! let decision = session.finish(&reply, FinishReason::Stop, &catalog);
+//! let decision = session.finish(&reply, FinishReason::Stop, &catalog).unwrap();
 //! assert_eq!(decision.outcome, Outcome::Translated);
 //! let request = decision.request.unwrap();
 //! assert_eq!(request["tool_name"], "memory_load");
@@ -45,14 +45,17 @@
 
 mod config;
 mod decision;
+mod request;
 mod session;
 mod translate;
 
 pub use config::{Config, ConfigError};
+pub use ctb_guard::FinishReason;
 pub use ctb_schema::Catalog;
-pub use decision::{Decision, FinishReason, Outcome, Reason};
-pub use session::{Session, TurnPlan};
-pub use translate::{MAX_REPLY_BYTES, holds_json_request, render_request, translate};
+pub use decision::{Decision, Outcome, Reason};
+pub use request::render_request;
+pub use session::{Session, SessionError, TurnPlan};
+pub use translate::{MAX_REPLY_BYTES, holds_json_request, translate};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -4,31 +4,35 @@
 //!
 //! 1. [`Session::begin_turn`] gives the stop list to send (the model's own stops first, then
 //!    the bridge's in the slots left) and whether the model is covered at all;
-//! 2. [`Session::feed`] takes each streamed delta and answers `Some(reply)` as soon as the first
-//!    call is complete (only with `early_stop`): the caller stops reading and uses that text;
+//! 2. [`Session::feed`] takes each streamed delta and answers `Some(reply)` as soon as the
+//!    first call is complete and translates (only with `early_stop`): the caller stops
+//!    reading and hands that text to `finish`;
 //! 3. [`Session::finish`] decides what Agent Zero sees. On [`Outcome::Discard`] the caller
 //!    drops the reply (no warning, nothing in history), calls `begin_turn` again and asks the
 //!    model again with the stop list of that new plan.
 //!
 //! Rules of [`Session::finish`], in order:
+//! - the text [`Session::feed`] stopped at gets the decision made then (a translation);
 //! - a reply that ends in the half closing tag the end-of-call stop leaves (and did not run out
 //!   of `max_tokens`) is closed again and translated ([`Reason::CompletedAfterStop`]); if it
 //!   holds no usable call it is discarded, asked again without the end-of-call stop, which
 //!   stays paused for the next three turns ([`Reason::StoppedWithoutCall`]); if its call was
 //!   cut inside a parameter, all bridge stops are paused ([`Reason::CutInsideParameter`]);
-//! - a loop ([`ctb_guard::looks_like_loop`]) is discarded and asked again ([`Reason::Loop`]);
+//! - a reply whose first call is complete and makes a request is translated (or left to a
+//!   JSON request outside the call): it is never a loop;
 //! - a reply stopped by a stop string inside a parameter value is discarded and asked again
 //!   with every bridge stop off for three turns;
-//! - otherwise [`crate::translate`] decides; a reply it leaves alone for lack of a call may go
-//!   out as the `response` tool ([`ctb_prose`]);
+//! - a loop ([`ctb_guard::looks_like_loop`]) is discarded and asked again ([`Reason::Loop`]);
+//! - otherwise the reply stays as [`crate::translate`] left it, except that a reply without a
+//!   call may go out as the `response` tool ([`ctb_prose`]);
 //! - at most two discards in a row: after that, until a usable reply arrives, what would have
 //!   been discarded goes to Agent Zero as it is ([`Reason::DiscardLimit`]).
 
-use ctb_guard::{CallEndWatch, Finish, StopKind, StopOptions};
+use ctb_guard::{StopKind, StopOptions};
 use ctb_invoke::{Found, NoCall, Scanner};
-use serde_json::{Value, json};
 
-use crate::{Catalog, Config, Decision, FinishReason, Outcome, Reason};
+use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded};
+use crate::{Catalog, Config, Decision, FinishReason, Outcome, Reason, render_request};
 
 /// Discards allowed in a row before replies go through as they are.
 pub(crate) const MAX_DISCARDS_IN_ROW: u32 = 2;
@@ -36,26 +40,37 @@ pub(crate) const MAX_DISCARDS_IN_ROW: u32 = 2;
 /// Turns the stops stay paused after a stopped reply turned out unusable.
 pub(crate) const PAUSE_TURNS: u32 = 3;
 
-/// Largest streamed reply the early stop looks at; beyond it the stream is left alone.
-pub(crate) const MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
-
-/// Most parse attempts per streamed reply (each one is triggered by an arriving `invoke>`).
-pub(crate) const MAX_STREAM_CHECKS: u32 = 1024;
-
-/// The `thoughts` of a prose answer sent through `response`.
-pub(crate) const PROSE_THOUGHT: &str = "The answer is complete; sending it to the user.";
-
-/// The `headline` of a prose answer sent through `response`.
-pub(crate) const PROSE_HEADLINE: &str = "Responding";
-
 /// What the bridge asks for at the start of a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnPlan {
     /// Whether the chat model is covered by the configuration at all.
     pub covered: bool,
-    /// The full stop list to send to the provider (the model's own stops first).
+    /// The full stop list to send to the provider: the model's own stops first (all of them),
+    /// then the bridge's in the slots left of four.
     pub stops: Vec<String>,
 }
+
+/// A session method called out of order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// [`Session::finish`] without a turn: no [`Session::begin_turn`] before it, or a second
+    /// `finish` for the same turn.
+    NoTurn,
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoTurn => f.write_str(
+                "finish() called without a turn: call begin_turn() before each request, and \
+                 finish() once per turn",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
 
 /// State of the request in progress.
 #[derive(Debug, Clone, Default)]
@@ -63,10 +78,11 @@ struct Turn {
     covered: bool,
     /// The bridge stops actually sent with this request.
     sent: StopOptions,
+    /// What [`Session::feed`] has received (up to [`MAX_REPLY_BYTES`]).
     buffer: String,
-    watch: CallEndWatch,
     scanner: Scanner,
-    checks: u32,
+    /// The early stop: the length of the text handed back and the decision made on it.
+    early: Option<(usize, Decision)>,
     /// The early stop answered already, or gave up on this reply.
     done: bool,
 }
@@ -84,14 +100,14 @@ struct Turn {
 /// let reply = "Disk usage.\n<invoke name=\"code_execution_tool\">\n\
 ///              <parameter name=\"runtime\">terminal</parameter>\n\
 ///              <parameter name=\"code\">df -h</parameter>\n</";
-/// let d = session.finish(reply, FinishReason::StopSequence, &Catalog::agent_zero());
+/// let d = session.finish(reply, FinishReason::StopSequence, &Catalog::agent_zero()).unwrap();
 /// assert_eq!(d.outcome, Outcome::Translated);
 /// assert_eq!(d.request.unwrap()["tool_args"]["code"], "df -h");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Session {
     config: Config,
-    turn: Turn,
+    turn: Option<Turn>,
     /// Turns (counted when one ends) the end-of-call stop stays paused.
     pause_end_of_call: u32,
     /// Turns every bridge stop stays paused.
@@ -104,29 +120,16 @@ impl Session {
     pub fn new(config: Config) -> Self {
         Self {
             config,
-            turn: Turn::default(),
+            turn: None,
             pause_end_of_call: 0,
             pause_all: 0,
             discards_in_row: 0,
         }
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// Discards in a row so far (reset by a usable reply).
     pub fn discards_in_row(&self) -> u32 {
         self.discards_in_row
-    }
-
-    /// Whether the end-of-call stop / all bridge stops are paused for the coming requests.
-    pub fn stops_paused(&self) -> (bool, bool) {
-        (
-            self.pause_end_of_call > 0 || self.pause_all > 0,
-            self.pause_all > 0,
-        )
     }
 
     /// Starts a request for `model` whose own stop list is `model_stops`. Also call it
@@ -153,59 +156,81 @@ impl Session {
                     || has(ctb_guard::LOOP_PLACEHOLDER)
                     || has(ctb_guard::LOOP_PREFIX_CHAIN)),
         };
-        self.turn = Turn {
+        self.turn = Some(Turn {
             covered,
             sent,
             ..Turn::default()
-        };
+        });
         TurnPlan { covered, stops }
     }
 
-    /// Feeds a streamed delta; returns the reply up to the end of the first call when the
-    /// stream should stop now (once per request, only with `early_stop`). It parses only when
-    /// a closing `invoke>` arrives, never re-reads what it has seen, and gives up on a reply
-    /// past 16 MiB or 1,024 parse attempts.
-    pub fn feed(&mut self, delta: &str) -> Option<String> {
-        let turn = &mut self.turn;
-        if turn.done || !turn.covered || !self.config.early_stop || delta.is_empty() {
+    /// Feeds a streamed delta; returns the reply to hand on when the stream should stop now:
+    /// once per request, only with `early_stop`, and only when the first call is complete and
+    /// translates with `catalog` (so the caller never stops for a call that would then be
+    /// left alone).
+    ///
+    /// A call can only complete at a `>`, so a delta without one is just stored. The text
+    /// handed back ends at the call's end, or a little later when the bridge had to read that
+    /// far to know it is the first call; [`Session::finish`] on exactly that text returns the
+    /// decision made here. Every byte is read a bounded number of times whatever the deltas,
+    /// and the answer does not depend on how the reply was split. Past [`MAX_REPLY_BYTES`] the
+    /// stream is left alone.
+    pub fn feed(&mut self, delta: &str, catalog: &Catalog) -> Option<String> {
+        let early_stop = self.config.early_stop;
+        let turn = self.turn.as_mut()?;
+        if turn.done || !turn.covered || !early_stop || delta.is_empty() {
             return None;
         }
-        if turn.buffer.len().saturating_add(delta.len()) > MAX_STREAM_BYTES {
+        let room = MAX_REPLY_BYTES - turn.buffer.len();
+        let mut take = delta.len().min(room);
+        while !delta.is_char_boundary(take) {
+            take -= 1;
+        }
+        let piece = &delta[..take];
+        turn.buffer.push_str(piece);
+        let full = take < delta.len();
+        if full {
             turn.done = true;
-            turn.buffer = String::new();
-            return None;
         }
-        turn.buffer.push_str(delta);
-        if turn.watch.push(delta.as_bytes()) == 0 {
-            return None;
-        }
-        turn.checks += 1;
-        if turn.checks > MAX_STREAM_CHECKS {
-            turn.done = true;
-            return None;
-        }
-        match turn.scanner.advance(&turn.buffer) {
-            Found::Call(call) => {
-                turn.done = true;
-                let end = call.end.min(turn.buffer.len());
-                turn.buffer.get(..end).map(str::to_owned)
-            }
-            Found::Nothing(NoCall::WorkLimit) => {
+        memchr::memchr(b'>', piece.as_bytes())?;
+        let stop = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            early_stop_for(turn, catalog)
+        }));
+        match stop {
+            Ok(stop) => stop,
+            Err(_) => {
                 turn.done = true;
                 None
             }
-            _ => None,
         }
     }
 
     /// Decides what to do with the finished reply (the text [`Session::feed`] returned when
-    /// it stopped the stream, else the whole reply) given how it ended.
-    pub fn finish(&mut self, reply: &str, finish: FinishReason, catalog: &Catalog) -> Decision {
-        let turn = std::mem::take(&mut self.turn);
+    /// it stopped the stream, else the whole reply) given how it ended. Never panics: an
+    /// internal failure leaves the reply untouched ([`Reason::InternalError`]).
+    ///
+    /// # Errors
+    /// [`SessionError::NoTurn`] when no turn is open: `begin_turn` was not called for this
+    /// request, or `finish` was already called for it.
+    pub fn finish(
+        &mut self,
+        reply: &str,
+        finish: FinishReason,
+        catalog: &Catalog,
+    ) -> Result<Decision, SessionError> {
+        let turn = self.turn.take().ok_or(SessionError::NoTurn)?;
         if !turn.covered {
-            return Decision::untouched(reply, Reason::ModelNotCovered);
+            return Ok(Decision::untouched(reply, Reason::ModelNotCovered));
         }
-        let decision = self.decide(reply, finish, &turn, catalog);
+        let early = turn
+            .early
+            .as_ref()
+            .filter(|(len, _)| turn.buffer.get(..*len) == Some(reply))
+            .map(|(_, d)| d.clone());
+        let decision = match early {
+            Some(decision) => decision,
+            None => guarded(reply, || self.decide(reply, finish, &turn, catalog)),
+        };
         if decision.outcome == Outcome::Discard {
             self.discards_in_row += 1;
         } else {
@@ -217,7 +242,7 @@ impl Session {
                 self.discards_in_row = 0;
             }
         }
-        decision
+        Ok(decision)
     }
 
     fn decide(
@@ -227,12 +252,6 @@ impl Session {
         turn: &Turn,
         catalog: &Catalog,
     ) -> Decision {
-        let guard_finish = match finish {
-            FinishReason::Stop => Finish::Stop,
-            FinishReason::StopSequence => Finish::StopSequence,
-            FinishReason::MaxTokens => Finish::MaxTokens,
-            FinishReason::Unknown => Finish::Unknown,
-        };
         let limit = self.discards_in_row >= MAX_DISCARDS_IN_ROW;
         let discard = |reason: Reason, retry_without_stops: bool| {
             if limit {
@@ -254,7 +273,11 @@ impl Session {
         // 1. Stopped at the end of the first call: close the tag again and translate.
         if turn.sent.end_of_call && ending == Some(StopKind::EndOfCall) {
             if let Some(completed) = ctb_guard::complete_half_tag(reply) {
-                let decision = crate::translate(&completed, catalog, &self.config);
+                let Analysis {
+                    decision,
+                    in_parameter,
+                    ..
+                } = analyse(&completed, catalog);
                 if decision.outcome == Outcome::Translated {
                     return Decision {
                         reason: Reason::CompletedAfterStop,
@@ -264,7 +287,7 @@ impl Session {
                 if decision.reason == Reason::JsonRequestPresent {
                     return Decision::untouched(reply, Reason::JsonRequestPresent);
                 }
-                if cut_in_parameter(&completed) {
+                if in_parameter {
                     self.pause_all = pause;
                     return discard(Reason::CutInsideParameter, true);
                 }
@@ -273,13 +296,25 @@ impl Session {
             }
         }
 
-        // 2. Loops. A loop-stop ending counts only when the loop stops were sent.
-        let loop_kind = ctb_guard::looks_like_loop(reply, guard_finish)
+        // 2. The translation: a first call that is complete and makes a request is never a
+        // loop (it is translated, or left to a JSON request outside it). The turn's scanner
+        // has read what was fed; it goes on from there when the reply is that text continued.
+        let Analysis {
+            decision,
+            in_parameter,
+            call_usable,
+        } = resume_or_analyse(turn, reply, catalog);
+        if call_usable {
+            return decision;
+        }
+
+        // 3. Loops. A loop-stop ending counts only when the loop stops were sent.
+        let loop_kind = ctb_guard::looks_like_loop(reply, finish)
             .filter(|kind| kind.stop_string().is_none() || turn.sent.loops);
         let stopped_here = matches!(ending, Some(StopKind::Loop(_))) && turn.sent.loops;
         if self.config.loop_guard {
             // A loop stop that matched inside a parameter value cut a real call.
-            if (stopped_here || finish == FinishReason::StopSequence) && cut_in_parameter(reply) {
+            if (stopped_here || finish == FinishReason::StopSequence) && in_parameter {
                 self.pause_all = pause;
                 return discard(Reason::CutInsideParameter, true);
             }
@@ -288,8 +323,7 @@ impl Session {
             }
         }
 
-        // 3. The stateless translation, then the prose policy.
-        let decision = crate::translate(reply, catalog, &self.config);
+        // 4. No call at all: a long prose answer goes out through `response`.
         if decision.outcome == Outcome::Untouched
             && decision.reason == Reason::NoCall
             && self.config.prose_as_response
@@ -311,6 +345,49 @@ impl Session {
     }
 }
 
+/// The early stop for what `turn` has received: when the first call is complete and
+/// translates, the text to hand on (and the decision, kept for `finish`).
+fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
+    let found = turn.scanner.advance(&turn.buffer);
+    let call_end = match &found {
+        Found::Call(call) => call.end,
+        Found::Nothing(NoCall::WorkLimit) => {
+            turn.done = true;
+            return None;
+        }
+        _ => return None,
+    };
+    turn.done = true;
+    // The text up to the call's end, or as far as the scan read to know it is the first call:
+    // as a whole reply, it has exactly this first call.
+    let mut cut = call_end.max(turn.scanner.reach()).min(turn.buffer.len());
+    while !turn.buffer.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let text = &turn.buffer[..cut];
+    let decision = decide_found(text, text.len(), found, catalog).decision;
+    if decision.outcome != Outcome::Translated {
+        // The call would be left alone: let the reply run, a correction may follow.
+        return None;
+    }
+    turn.early = Some((cut, decision));
+    Some(text.to_owned())
+}
+
+/// Decides about `reply`, reusing the scan of the turn's fed text when `reply` continues it.
+fn resume_or_analyse(turn: &Turn, reply: &str, catalog: &Catalog) -> Analysis {
+    let fed = turn.buffer.len();
+    if fed == 0 || fed >= MAX_REPLY_BYTES || reply.len() > MAX_REPLY_BYTES {
+        return analyse(reply, catalog);
+    }
+    if reply.as_bytes().get(..fed) != Some(turn.buffer.as_bytes()) {
+        return analyse(reply, catalog);
+    }
+    let mut scanner = turn.scanner.clone();
+    let found = scanner.finish(reply);
+    decide_found(reply, reply.len(), found, catalog)
+}
+
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of
 /// `max_tokens`).
 fn classify(reply: &str, finish: FinishReason) -> Option<StopKind> {
@@ -321,32 +398,11 @@ fn classify(reply: &str, finish: FinishReason) -> Option<StopKind> {
     }
 }
 
-/// Whether the first call of `text` is unfinished inside a parameter value.
-fn cut_in_parameter(text: &str) -> bool {
-    matches!(
-        ctb_invoke::find_first_call(text),
-        Found::Incomplete {
-            in_parameter: true,
-            ..
-        }
-    )
-}
-
-/// The `response` request for a prose answer.
-pub(crate) fn prose_request(text: &str) -> Value {
-    json!({
-        "thoughts": [PROSE_THOUGHT],
-        "headline": PROSE_HEADLINE,
-        "tool_name": "response",
-        "tool_args": {"text": text},
-    })
-}
-
 fn prose_decision(text: &str) -> Decision {
-    let request = prose_request(text);
+    let request = crate::request::prose_request(text);
     Decision {
         outcome: Outcome::Prose,
-        reply: crate::translate::render_request(&request),
+        reply: render_request(&request),
         request: Some(request),
         reason: Reason::Prose,
         retry_without_stops: false,

@@ -2,13 +2,16 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ctb_invoke::{Call, Found, NoCall, find_first_call};
+use ctb_invoke::{Call, Found, NoCall, Scanner};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
 
-use crate::{Catalog, Config, Decision, Outcome, Reason};
+use crate::request::{default_headline, request};
+use crate::{Catalog, Decision, Outcome, Reason, render_request};
 
-/// Replies larger than this are left alone without being read (hard cap on work per reply).
+/// The most of a reply the bridge reads: a call must be complete within the first
+/// `MAX_REPLY_BYTES` bytes (streamed or not), and a longer reply without one is left alone
+/// as [`Reason::TooLarge`]. This is the hard cap on the work per reply.
 pub const MAX_REPLY_BYTES: usize = 4 << 20;
 
 /// How many `{` positions are tried when looking for a JSON tool request.
@@ -22,55 +25,114 @@ const MAX_JSON_PROBES: usize = 8;
 /// reply untouched with [`Reason::InternalError`].
 ///
 /// ```
-/// use claude_tool_bridge::{translate, Catalog, Config, Outcome};
+/// use claude_tool_bridge::{translate, Catalog, Outcome};
 ///
 /// let reply = "Checking the disk.\n<invoke name=\"code_execution_tool\">\n\
 ///              <parameter name=\"runtime\">terminal</parameter>\n\
 ///              <parameter name=\"code\">df -h</parameter>\n\
 ///              <parameter name=\"session\">0</parameter>\n</invoke>";
-/// let d = translate(reply, &Catalog::agent_zero(), &Config::default());
+/// let d = translate(reply, &Catalog::agent_zero());
 /// assert_eq!(d.outcome, Outcome::Translated);
 /// let req = d.request.unwrap();
 /// assert_eq!(req["tool_name"], "code_execution_tool");
 /// assert_eq!(req["tool_args"]["session"], 0);
 /// assert_eq!(req["thoughts"][0], "Checking the disk.");
 /// ```
-pub fn translate(reply: &str, catalog: &Catalog, config: &Config) -> Decision {
-    let _ = config;
-    if reply.len() > MAX_REPLY_BYTES {
-        return Decision::untouched(reply, Reason::TooLarge);
-    }
-    catch_unwind(AssertUnwindSafe(|| translate_inner(reply, catalog)))
+pub fn translate(reply: &str, catalog: &Catalog) -> Decision {
+    guarded(reply, || analyse(reply, catalog).decision)
+}
+
+/// Runs `f`, turning a panic into "leave `reply` alone" ([`Reason::InternalError`]).
+pub(crate) fn guarded(reply: &str, f: impl FnOnce() -> Decision) -> Decision {
+    catch_unwind(AssertUnwindSafe(f))
         .unwrap_or_else(|_| Decision::untouched(reply, Reason::InternalError))
 }
 
-fn translate_inner(reply: &str, catalog: &Catalog) -> Decision {
-    let call = match find_first_call(reply) {
+/// A decision and what led to it.
+pub(crate) struct Analysis {
+    pub(crate) decision: Decision,
+    /// The first call is unfinished inside a parameter value.
+    pub(crate) in_parameter: bool,
+    /// The first call is complete and makes a request (whether or not a JSON request outside
+    /// it takes precedence).
+    pub(crate) call_usable: bool,
+}
+
+/// Scans `reply` (the part of it the bridge reads, see [`MAX_REPLY_BYTES`]) and decides.
+pub(crate) fn analyse(reply: &str, catalog: &Catalog) -> Analysis {
+    let window = window(reply);
+    let mut scanner = Scanner::new();
+    let found = if window.len() < reply.len() {
+        // Cut at the cap, the text is a reply still arriving: nothing past the cap decides.
+        scanner.advance(window)
+    } else {
+        scanner.finish(window)
+    };
+    decide_found(reply, window.len(), found, catalog)
+}
+
+/// The part of `reply` the bridge reads: all of it, or its first [`MAX_REPLY_BYTES`] bytes.
+pub(crate) fn window(reply: &str) -> &str {
+    let mut end = reply.len().min(MAX_REPLY_BYTES);
+    while !reply.is_char_boundary(end) {
+        end -= 1;
+    }
+    &reply[..end]
+}
+
+/// Decides about `reply` given what the grammar found in its first `read` bytes.
+pub(crate) fn decide_found(
+    reply: &str,
+    read: usize,
+    found: Found<'_>,
+    catalog: &Catalog,
+) -> Analysis {
+    let windowed = read < reply.len();
+    let untouched = |reason| Analysis {
+        decision: Decision::untouched(reply, reason),
+        in_parameter: false,
+        call_usable: false,
+    };
+    let call = match found {
         Found::Call(call) => call,
-        Found::Incomplete { .. } => {
-            return Decision::untouched(reply, json_or(reply, Reason::Incomplete));
+        Found::Incomplete { in_parameter, .. } if !windowed => {
+            return Analysis {
+                decision: Decision::untouched(reply, json_or(reply, Reason::Incomplete)),
+                in_parameter,
+                call_usable: false,
+            };
         }
-        Found::Nothing(NoCall::Quoted) => {
-            return Decision::untouched(reply, json_or(reply, Reason::Quoted));
+        Found::Nothing(NoCall::Quoted) if !windowed => {
+            return untouched(json_or(reply, Reason::Quoted));
         }
-        Found::Nothing(NoCall::WorkLimit) => return Decision::untouched(reply, Reason::TooLarge),
-        Found::Nothing(_) => return Decision::untouched(reply, json_or(reply, Reason::NoCall)),
+        Found::Nothing(NoCall::NoTags) if !windowed => {
+            return untouched(json_or(reply, Reason::NoCall));
+        }
+        _ => return untouched(Reason::TooLarge),
+    };
+    let request = match build_request(reply, &call, catalog) {
+        Ok(request) => request,
+        Err(reason) => return untouched(reason),
     };
     // A JSON request outside the call wins: Agent Zero (or its context doctor) reads it. When
     // the stream is stopped at the end of the call, one written after it never arrives. JSON
     // inside the call is a value's text, not a request.
-    if holds_json_request(&reply[..call.start]) || holds_json_request(&reply[call.end..]) {
-        return Decision::untouched(reply, Reason::JsonRequestPresent);
-    }
-    match build_request(reply, &call, catalog) {
-        Ok(request) => Decision {
-            outcome: Outcome::Translated,
-            reply: render_request(&request),
-            request: Some(request),
-            reason: Reason::Translated,
-            retry_without_stops: false,
-        },
-        Err(reason) => Decision::untouched(reply, reason),
+    let decision =
+        if holds_json_request(&reply[..call.start]) || holds_json_request(&reply[call.end..read]) {
+            Decision::untouched(reply, Reason::JsonRequestPresent)
+        } else {
+            Decision {
+                outcome: Outcome::Translated,
+                reply: render_request(&request),
+                request: Some(request),
+                reason: Reason::Translated,
+                retry_without_stops: false,
+            }
+        };
+    Analysis {
+        decision,
+        in_parameter: false,
+        call_usable: true,
     }
 }
 
@@ -87,6 +149,11 @@ fn json_or(reply: &str, otherwise: Reason) -> Reason {
 /// `{`) with a non-empty `tool_name` (or the older `tool`). Tries the first `{` and the `{`s
 /// that start a line, a bounded number of them.
 pub fn holds_json_request(text: &str) -> bool {
+    // Every request has a `tool_name` (or `tool`) key: without the word there is nothing to
+    // parse.
+    if memchr::memmem::find(text.as_bytes(), b"tool").is_none() {
+        return false;
+    }
     let mut probes = 0;
     let mut from = 0;
     while let Some(off) = text[from..].find('{') {
@@ -175,22 +242,11 @@ fn build_request(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Valu
         return Err(Reason::MissingArgument);
     }
     let headline = headline.unwrap_or_else(|| default_headline(call.name, &args));
-    let mut request = Map::new();
-    request.insert(
-        "thoughts".into(),
-        Value::Array(thoughts.into_iter().map(Value::String).collect()),
-    );
-    request.insert("headline".into(), Value::String(headline));
-    request.insert("tool_name".into(), Value::String(call.name.to_owned()));
-    request.insert("tool_args".into(), Value::Object(args));
-    Ok(Value::Object(request))
+    Ok(request(thoughts, headline, call.name, args))
 }
 
-fn type_reason(e: TypeError) -> Reason {
-    match e {
-        TypeError::MissingRequired { .. } => Reason::MissingArgument,
-        _ => Reason::BadArgument,
-    }
+fn type_reason(_: TypeError) -> Reason {
+    Reason::BadArgument
 }
 
 /// A `tool_args` / `args` parameter holding the whole argument object. Blank or `{}` gives
@@ -260,47 +316,6 @@ fn thoughts_param(raw: &str) -> Vec<String> {
         .filter(|l| !l.is_empty())
         .map(str::to_owned)
         .collect()
-}
-
-/// A short headline for a call that did not give one.
-fn default_headline(tool: &str, args: &Map<String, Value>) -> String {
-    let base = tool.split(':').next().unwrap_or(tool);
-    let text = match base {
-        "code_execution_tool" => match args.get("runtime").and_then(Value::as_str) {
-            Some("terminal") => "Running a terminal command",
-            Some("python") => "Running Python code",
-            Some("nodejs") => "Running Node.js code",
-            Some("output") => "Reading command output",
-            Some("reset") => "Resetting the terminal",
-            _ => "Running code",
-        },
-        "response" => "Responding",
-        "memory_load" => "Searching memory",
-        "memory_save" => "Saving to memory",
-        "memory_delete" | "memory_forget" => "Removing memories",
-        "search_engine" => "Searching the web",
-        "call_subordinate" => "Delegating to a subordinate",
-        "text_editor" => "Working on a file",
-        "browser_agent" => "Using the browser",
-        "document_query" => "Reading documents",
-        "vision_load" => "Looking at images",
-        "scheduler" => "Managing scheduled tasks",
-        "notify_user" => "Notifying the user",
-        "input" => "Sending input to the terminal",
-        _ => return format!("Calling {tool}"),
-    };
-    text.to_owned()
-}
-
-/// The request as Agent Zero's own examples print it: pretty, four-space indent.
-pub fn render_request(request: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-    match serde::Serialize::serialize(request, &mut ser) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| request.to_string()),
-        Err(_) => request.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -20,15 +20,13 @@ fn call(code: &str, prefixed: bool) -> String {
     )
 }
 
-/// What Anthropic returns for `text` given `stops`: cut before the first stop string completed.
+/// What Anthropic returns for `text` given `stops` (the workspace's one simulated provider).
 fn provider(text: &str, stops: &[String]) -> (String, FinishReason) {
-    let cut = stops
-        .iter()
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| text.find(s.as_str()).map(|at| (at + s.len(), at)))
-        .min();
-    match cut {
-        Some((_, at)) => (text[..at].to_owned(), FinishReason::StopSequence),
+    match ctb_testkit::provider_cut(text, stops) {
+        Some(cut) => (
+            text[..cut.output_end].to_owned(),
+            FinishReason::StopSequence,
+        ),
         None => (text.to_owned(), FinishReason::Stop),
     }
 }
@@ -46,7 +44,7 @@ fn ask(s: &mut Session, text: &str, finish: FinishReason) -> (Vec<String>, Decis
     } else {
         finish
     };
-    (plan.stops, s.finish(&out, finish, &catalog()))
+    (plan.stops, s.finish(&out, finish, &catalog()).unwrap())
 }
 
 #[test]
@@ -62,7 +60,9 @@ fn plan_stop_lists() {
     let plan = s.begin_turn("openai/gpt-5", &own);
     assert!(!plan.covered);
     assert_eq!(plan.stops, own);
-    let d = s.finish(&call("ls", false), FinishReason::Stop, &catalog());
+    let d = s
+        .finish(&call("ls", false), FinishReason::Stop, &catalog())
+        .unwrap();
     assert_eq!(
         (d.outcome, d.reason),
         (Outcome::Untouched, Reason::ModelNotCovered)
@@ -106,13 +106,17 @@ fn stops_the_model_list_crowded_out_are_not_trusted() {
     assert_eq!(plan.stops, own);
     let full = call("ls", false);
     let half = &full[..full.len() - "invoke>".len()];
-    let d = s.finish(half, FinishReason::StopSequence, &catalog());
+    let d = s
+        .finish(half, FinishReason::StopSequence, &catalog())
+        .unwrap();
     assert_ne!(d.reason, Reason::CompletedAfterStop);
     // Three own stops: the end-of-call stop fits, the loop stops do not.
     let mut s = session();
     let plan = s.begin_turn(MODEL, &own[..3]);
     assert_eq!(plan.stops.last().map(String::as_str), Some("invoke>"));
-    let d = s.finish("x\n<invoke_", FinishReason::StopSequence, &catalog());
+    let d = s
+        .finish("x\n<invoke_", FinishReason::StopSequence, &catalog())
+        .unwrap();
     assert_ne!(d.reason, Reason::Loop);
 }
 
@@ -122,7 +126,7 @@ fn half_tag_is_never_completed_after_max_tokens_or_when_not_asked() {
     let cut = &cut[..cut.len() - "invoke>".len()];
     let mut s = session();
     s.begin_turn(MODEL, &[]);
-    let d = s.finish(cut, FinishReason::MaxTokens, &catalog());
+    let d = s.finish(cut, FinishReason::MaxTokens, &catalog()).unwrap();
     assert_eq!(d.outcome, Outcome::Untouched);
     assert_eq!(d.reply, cut);
     // Without the end-of-call stop in the request, the half tag is not ours.
@@ -131,7 +135,9 @@ fn half_tag_is_never_completed_after_max_tokens_or_when_not_asked() {
         ..Config::default()
     });
     s.begin_turn(MODEL, &[]);
-    let d = s.finish(cut, FinishReason::StopSequence, &catalog());
+    let d = s
+        .finish(cut, FinishReason::StopSequence, &catalog())
+        .unwrap();
     assert_ne!(d.reason, Reason::CompletedAfterStop);
 }
 
@@ -310,13 +316,13 @@ fn early_stop_answers_once_at_the_first_complete_call() {
     let mut got = None;
     for piece in text.as_bytes().chunks(5) {
         let piece = std::str::from_utf8(piece).unwrap();
-        if let Some(r) = s.feed(piece) {
+        if let Some(r) = s.feed(piece, &catalog()) {
             got = Some(r);
             break;
         }
     }
     assert_eq!(got.as_deref(), Some(format!("Go.\n{first}").as_str()));
-    assert_eq!(s.feed("more"), None);
+    assert_eq!(s.feed("more>", &catalog()), None);
     // Off, or for an uncovered model: never.
     for (config, model) in [
         (
@@ -330,7 +336,7 @@ fn early_stop_answers_once_at_the_first_complete_call() {
     ] {
         let mut s = Session::new(config);
         s.begin_turn(model, &[]);
-        assert_eq!(s.feed(&text), None);
+        assert_eq!(s.feed(&text, &catalog()), None);
     }
 }
 
@@ -396,14 +402,14 @@ fn stream(
     s.begin_turn(MODEL, &[]);
     let mut stopped = None;
     for p in pieces {
-        if let Some(r) = s.feed(p) {
+        if let Some(r) = s.feed(p, cat) {
             stopped = Some(r);
             break;
         }
     }
     let decision = decide.then(|| match &stopped {
-        Some(r) => s.finish(r, FinishReason::Stop, cat),
-        None => s.finish(whole, finish, cat),
+        Some(r) => s.finish(r, FinishReason::Stop, cat).unwrap(),
+        None => s.finish(whole, finish, cat).unwrap(),
     });
     (stopped, decision)
 }
@@ -482,14 +488,14 @@ fn conversation_decisions() {
                     FinishReason::from_name(a["finish"].as_str().unwrap())
                 };
                 let mut reply = out.clone();
-                if let Some(stopped) = s.feed(&out) {
+                if let Some(stopped) = s.feed(&out, &cat) {
                     reply = stopped;
                     finish = FinishReason::Stop;
                 }
                 if !reported {
                     finish = FinishReason::Unknown;
                 }
-                let d = s.finish(&reply, finish, &cat);
+                let d = s.finish(&reply, finish, &cat).unwrap();
                 log.push_str(&format!(
                     "turn {} request {}: stops {} covered {} finish {:?} cut {} -> {:?}/{}{}\n",
                     t + 1,

@@ -1,9 +1,10 @@
 //! `ctb`: see how claude-tool-bridge reads a model reply.
 //!
 //! Every command prints machine-readable JSON on stdout. Bad input (a missing file, an
-//! unreadable catalog or config, an unknown flag) prints one line on stderr and exits 2.
+//! unreadable catalog or config, an unknown flag) prints one line on stderr and exits 2. A
+//! reader that closes the pipe early (`ctb translate x | head -c 1`) ends the command quietly.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use claude_tool_bridge::{Catalog, Config, FinishReason, Session};
@@ -36,9 +37,31 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(msg, code)) => {
-            eprintln!("ctb: {msg}");
+            // One line, whatever the message quotes (a file name or argument may hold a line
+            // break).
+            let line: String = msg
+                .chars()
+                .flat_map(|c| match c {
+                    '\n' => "\\n".chars().collect::<Vec<_>>(),
+                    '\r' => "\\r".chars().collect(),
+                    c if c.is_control() => c.escape_default().collect(),
+                    c => vec![c],
+                })
+                .collect();
+            let _ = writeln!(std::io::stderr(), "ctb: {line}");
             ExitCode::from(code)
         }
+    }
+}
+
+/// Prints `text` and a newline on stdout. A closed pipe is not an error: the reader has all it
+/// wanted.
+fn print_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure(format!("cannot write the output: {e}"), 1)),
     }
 }
 
@@ -51,16 +74,10 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "scan" => scan(rest),
         "repair" => repair(rest),
         "stops" => stops(rest),
-        "--help" | "-h" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        "--version" | "-V" => {
-            println!("ctb {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
+        "--help" | "-h" | "help" => print_out(USAGE),
+        "--version" | "-V" => print_out(&format!("ctb {}", env!("CARGO_PKG_VERSION"))),
         other => Err(usage_error(format!(
-            "unknown command `{other}` (try `ctb --help`)"
+            "unknown command {other:?} (try `ctb --help`)"
         ))),
     }
 }
@@ -75,7 +92,9 @@ struct Opts {
     input: Option<String>,
 }
 
-fn parse_opts(args: &[String], allowed: &[&str]) -> Result<Opts, Failure> {
+/// Parses `args` against the `allowed` flags; `takes_input`: one positional argument (the
+/// reply file, or `-`) may follow.
+fn parse_opts(args: &[String], allowed: &[&str], takes_input: bool) -> Result<Opts, Failure> {
     let mut o = Opts::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -85,14 +104,14 @@ fn parse_opts(args: &[String], allowed: &[&str]) -> Result<Opts, Failure> {
         };
         if flag.starts_with("--") {
             if !allowed.contains(&flag) {
-                return Err(usage_error(format!("unknown flag `{flag}`")));
+                return Err(usage_error(format!("unknown flag {flag:?}")));
             }
             let value = match inline {
                 Some(v) => v,
                 None => it
                     .next()
                     .cloned()
-                    .ok_or_else(|| usage_error(format!("`{flag}` needs a value")))?,
+                    .ok_or_else(|| usage_error(format!("{flag} needs a value")))?,
             };
             match flag {
                 "--tools" => o.tools.push(value),
@@ -101,10 +120,10 @@ fn parse_opts(args: &[String], allowed: &[&str]) -> Result<Opts, Failure> {
                 "--finish-reason" => o.finish = Some(value),
                 _ => unreachable!("flag checked against the allowed list"),
             }
-        } else if o.input.is_none() {
+        } else if takes_input && o.input.is_none() {
             o.input = Some(a.clone());
         } else {
-            return Err(usage_error(format!("unexpected argument `{a}`")));
+            return Err(usage_error(format!("unexpected argument {a:?}")));
         }
     }
     Ok(o)
@@ -125,7 +144,7 @@ fn read_input(path: Option<&str>) -> Result<String, Failure> {
 }
 
 fn read_file(p: &str) -> Result<String, Failure> {
-    std::fs::read_to_string(p).map_err(|e| usage_error(format!("cannot read `{p}`: {e}")))
+    std::fs::read_to_string(p).map_err(|e| usage_error(format!("cannot read {p:?}: {e}")))
 }
 
 fn load_config(path: Option<&str>) -> Result<Config, Failure> {
@@ -134,9 +153,9 @@ fn load_config(path: Option<&str>) -> Result<Config, Failure> {
     };
     let text = read_file(p)?;
     let (config, warnings) =
-        Config::from_str_any(&text).map_err(|e| usage_error(format!("bad config `{p}`: {e}")))?;
+        Config::from_str_any(&text).map_err(|e| usage_error(format!("bad config {p:?}: {e}")))?;
     for w in warnings {
-        eprintln!("ctb: warning: {p}: {w}");
+        let _ = writeln!(std::io::stderr(), "ctb: warning: {p}: {w}");
     }
     Ok(config)
 }
@@ -149,7 +168,7 @@ fn load_catalog(paths: &[String]) -> Result<Catalog, Failure> {
     for p in paths {
         let text = read_file(p)?;
         let c = Catalog::from_text(&text)
-            .map_err(|e| usage_error(format!("bad tool catalog `{p}`: {e}")))?;
+            .map_err(|e| usage_error(format!("bad tool catalog {p:?}: {e}")))?;
         catalog.extend(c);
     }
     Ok(catalog)
@@ -163,7 +182,7 @@ fn parse_finish(name: Option<&str>) -> Result<FinishReason, Failure> {
                 Ok(FinishReason::from_name(n))
             }
             other => Err(usage_error(format!(
-                "unknown finish reason `{other}` (expected stop, stop_sequence, max_tokens or unknown)"
+                "unknown finish reason {other:?} (expected stop, stop_sequence, max_tokens or unknown)"
             ))),
         },
     }
@@ -173,30 +192,31 @@ fn parse_finish(name: Option<&str>) -> Result<FinishReason, Failure> {
 const DEFAULT_MODEL: &str = "anthropic/claude-sonnet-4-5";
 
 fn translate(args: &[String]) -> Result<(), Failure> {
-    let o = parse_opts(args, &["--tools", "--config", "--model", "--finish-reason"])?;
+    let o = parse_opts(
+        args,
+        &["--tools", "--config", "--model", "--finish-reason"],
+        true,
+    )?;
     let finish = parse_finish(o.finish.as_deref())?;
     let config = load_config(o.config.as_deref())?;
     let catalog = load_catalog(&o.tools)?;
     let reply = read_input(o.input.as_deref())?;
     let mut session = Session::new(config);
-    let plan = session.begin_turn(o.model.as_deref().unwrap_or(DEFAULT_MODEL), &[]);
-    let decision = if plan.covered {
-        session.finish(&reply, finish, &catalog)
-    } else {
-        claude_tool_bridge::Decision::untouched(&reply, claude_tool_bridge::Reason::ModelNotCovered)
-    };
+    session.begin_turn(o.model.as_deref().unwrap_or(DEFAULT_MODEL), &[]);
+    let decision = session
+        .finish(&reply, finish, &catalog)
+        .map_err(|e| Failure(format!("internal error: {e}"), 1))?;
     let out = json!({
         "outcome": decision.outcome.code(),
         "reply": decision.reply,
         "request": decision.request,
         "reason": decision.reason.code(),
     });
-    println!("{out}");
-    Ok(())
+    print_out(&out.to_string())
 }
 
 fn scan(args: &[String]) -> Result<(), Failure> {
-    let o = parse_opts(args, &[])?;
+    let o = parse_opts(args, &[], true)?;
     let reply = read_input(o.input.as_deref())?;
     let out = match ctb_invoke::find_first_call(&reply) {
         ctb_invoke::Found::Call(c) => json!({
@@ -219,18 +239,14 @@ fn scan(args: &[String]) -> Result<(), Failure> {
         } => json!({"found": "incomplete", "start": start, "in_parameter": in_parameter}),
         ctb_invoke::Found::Nothing(why) => json!({"found": "nothing", "why": format!("{why:?}")}),
     };
-    println!("{out}");
-    Ok(())
+    print_out(&out.to_string())
 }
 
 fn repair(args: &[String]) -> Result<(), Failure> {
-    let o = parse_opts(args, &[])?;
+    let o = parse_opts(args, &[], true)?;
     let text = read_input(o.input.as_deref())?;
     match ctb_json::repair(&text) {
-        Ok(s) => {
-            println!("{s}");
-            Ok(())
-        }
+        Ok(s) => print_out(&s),
         Err(e) => {
             let (line, col) = e.line_col(&text);
             Err(Failure(
@@ -242,10 +258,9 @@ fn repair(args: &[String]) -> Result<(), Failure> {
 }
 
 fn stops(args: &[String]) -> Result<(), Failure> {
-    let o = parse_opts(args, &["--config", "--model"])?;
+    let o = parse_opts(args, &["--config", "--model"], false)?;
     let config = load_config(o.config.as_deref())?;
     let mut session = Session::new(config);
     let plan = session.begin_turn(o.model.as_deref().unwrap_or(DEFAULT_MODEL), &[]);
-    println!("{}", Value::from(plan.stops));
-    Ok(())
+    print_out(&Value::from(plan.stops).to_string())
 }

@@ -80,3 +80,46 @@ fn cli_cases() {
         );
     }
 }
+
+/// A reader that closes the pipe early (`ctb translate big.txt | head -c 1`) ends the command
+/// quietly: no panic, no backtrace, exit 0.
+#[test]
+fn closed_stdout_is_not_a_crash() {
+    use std::io::Read;
+    let big = format!(
+        "<invoke name=\"response\">\n<parameter name=\"text\">{}</parameter>\n</invoke>",
+        "x".repeat(1 << 20)
+    );
+    for args in [
+        &["translate", "-"][..],
+        &["scan", "-"][..],
+        &["repair", "-"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ctb"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = if args[0] == "repair" {
+            format!("{{\"a\": \"{}\"}}", "y".repeat(1 << 20))
+        } else {
+            big.clone()
+        };
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut one = [0u8; 1];
+        stdout.read_exact(&mut one).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

@@ -46,7 +46,9 @@ impl ReplyFixture {
     pub fn run(&self) -> Decision {
         let mut session = Session::new(Config::default());
         let _ = session.begin_turn(MODEL, &[]);
-        session.finish(&self.reply, self.finish, &self.catalog)
+        session
+            .finish(&self.reply, self.finish, &self.catalog)
+            .expect("a turn was begun")
     }
 }
 

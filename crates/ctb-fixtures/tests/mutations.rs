@@ -3,11 +3,11 @@
 //! grammar, `translate` and a session. Whatever comes in:
 //! - nothing inside the bridge fails (no `internal_error`, which is what a caught panic becomes);
 //! - an untouched reply is the input byte for byte;
-//! - streaming the mutated reply in random pieces finds what the whole text finds (or gives
-//!   up at the work cap, which only means no early stop).
+//! - streaming the mutated reply in random pieces finds what the whole text finds, and a call
+//!   found early is found again in the text an early stop hands on.
 
 use claude_tool_bridge::{Config, Outcome, Reason, translate};
-use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
+use ctb_invoke::{Found, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 
 const PIECES: &[&str] = &[
@@ -69,14 +69,14 @@ fn mutated_replies_never_break_the_bridge() {
             for _ in 0..1 + rng.below(3) {
                 text = mutate(&text, &mut rng);
             }
-            let d = translate(&text, &f.catalog, &config);
+            let d = translate(&text, &f.catalog);
             assert_ne!(d.reason, Reason::InternalError, "{}: {text:?}", f.name);
             if d.outcome == Outcome::Untouched {
                 assert_eq!(d.reply, text, "{}", f.name);
             }
             let mut session = claude_tool_bridge::Session::new(config.clone());
             session.begin_turn(ctb_fixtures::MODEL, &[]);
-            let s = session.finish(&text, f.finish, &f.catalog);
+            let s = session.finish(&text, f.finish, &f.catalog).unwrap();
             assert_ne!(s.reason, Reason::InternalError, "{}: {text:?}", f.name);
 
             let whole = find_first_call(&text);
@@ -86,15 +86,13 @@ fn mutated_replies_never_break_the_bridge() {
                 Some(*end)
             }) {
                 if let Found::Call(c) = scanner.advance(&text[..piece_end]) {
+                    let stop = c.end.max(scanner.reach());
                     assert_eq!(Found::Call(c), whole, "{}: early call differs", f.name);
+                    assert_eq!(find_first_call(&text[..stop]), whole, "{}: cut", f.name);
                 }
             }
-            // The work cap may run out sooner in pieces (a pending call is parsed again as each
-            // closing tag arrives); then the stream is simply not stopped early.
             let streamed = scanner.finish(&text);
-            if streamed != Found::Nothing(NoCall::WorkLimit) {
-                assert_eq!(streamed, whole, "{}: streamed differs: {text:?}", f.name);
-            }
+            assert_eq!(streamed, whole, "{}: streamed differs: {text:?}", f.name);
             checked += 1;
         }
     }

@@ -3,7 +3,7 @@
 //! The bridge asks the provider for at most four stop strings:
 //!
 //! 1. [`END_OF_CALL`] (`invoke>`): the common tail of the bare and of the namespace-prefixed
-//!    closing tag. The provider cuts the reply *before* the stop string, so a stopped reply ends
+//!    closing tag (the grammar's [`ctb_invoke::vocab::INVOKE_CLOSE_TAIL`]). The provider cuts the reply *before* the stop string, so a stopped reply ends
 //!    in a half closing tag (`</` alone, or `</` plus the namespace prefix), which
 //!    [`complete_half_tag`] closes again.
 //! 2. Three loop stops, one per loop kind ([`LoopKind::EmptyCall`], [`LoopKind::Placeholder`],
@@ -32,12 +32,10 @@
 
 use std::fmt;
 
-/// The namespace prefix Claude sometimes writes before its tag names (built from parts so
-/// that no display layer rewrites it).
-pub const PREFIX: &str = concat!("ant", "ml", ":");
+pub use ctb_invoke::vocab::{PREFIX, RESIDUE_WORDS};
 
 /// The end-of-call stop string: the tail shared by `</invoke>` and its prefixed form.
-pub const END_OF_CALL: &str = "invoke>";
+pub const END_OF_CALL: &str = ctb_invoke::vocab::INVOKE_CLOSE_TAIL;
 
 /// Loop stop for [`LoopKind::EmptyCall`]: the end of a call without parameters followed by
 /// the start of the next one (`<invoke name="x">`, newline, `</invoke>`, newline, `<invoke`).
@@ -65,9 +63,6 @@ pub const LOOP_DEFLATE_RATIO: f64 = 10.0;
 /// Minimum length for the deflate test when the finish reason is unknown: only a long reply
 /// can have run to a token limit.
 pub const UNKNOWN_FINISH_MIN_BYTES: usize = 16 * 1024;
-
-/// Words Claude leaves where the wrapper's opening tag should be (the grammar's list).
-pub use ctb_invoke::RESIDUE_WORDS;
 
 /// How many times a residue word must end the reply to count as a loop.
 pub const RESIDUE_REPEATS: usize = 3;
@@ -144,18 +139,50 @@ impl StopKind {
     }
 }
 
-/// How a reply ended, as far as the guard cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Finish {
-    /// The model ended the reply (`end_turn`; LiteLLM also reports a stop string as `stop`).
+/// How a reply ended, as the provider reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FinishReason {
+    /// Natural end of the reply (`end_turn`, `stop`; LiteLLM also reports a stop string as
+    /// `stop`).
     Stop,
-    /// A stop string matched.
+    /// One of the request's stop strings matched.
     StopSequence,
     /// The reply ran out of `max_tokens`.
     MaxTokens,
-    /// Not reported: inferred from the text.
+    /// Not reported (Agent Zero before its newest version): inferred from the text.
     #[default]
     Unknown,
+}
+
+impl FinishReason {
+    /// Parses the names providers and LiteLLM use (`stop`, `end_turn`, `stop_sequence`,
+    /// `max_tokens`, `length`), ignoring case and surrounding white space; anything else is
+    /// `Unknown`.
+    ///
+    /// ```
+    /// use ctb_guard::FinishReason;
+    /// assert_eq!(FinishReason::from_name("end_turn"), FinishReason::Stop);
+    /// assert_eq!(FinishReason::from_name(" LENGTH "), FinishReason::MaxTokens);
+    /// assert_eq!(FinishReason::from_name("tool_use"), FinishReason::Unknown);
+    /// ```
+    pub fn from_name(name: &str) -> Self {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "stop" | "end_turn" => Self::Stop,
+            "stop_sequence" => Self::StopSequence,
+            "max_tokens" | "length" => Self::MaxTokens,
+            _ => Self::Unknown,
+        }
+    }
+
+    /// The snake_case name (`stop`, `stop_sequence`, `max_tokens`, `unknown`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::StopSequence => "stop_sequence",
+            Self::MaxTokens => "max_tokens",
+            Self::Unknown => "unknown",
+        }
+    }
 }
 
 /// The bridge's own stop strings for `options`, end-of-call first, loop stops after.
@@ -171,10 +198,15 @@ pub fn bridge_stops(options: StopOptions) -> Vec<&'static str> {
 }
 
 /// The full stop list for a request: the model's own stops first and untouched (they take
-/// precedence), then the bridge's stops in the slots left of [`MAX_STOPS`], end-of-call first.
-/// A bridge stop the model already lists is not repeated.
+/// precedence and are never dropped, even past [`MAX_STOPS`]; empty ones, which stop nothing,
+/// are left out), then the bridge's stops in the slots left of [`MAX_STOPS`], end-of-call
+/// first. A bridge stop the model already lists is not repeated.
 pub fn stop_strings(model_stops: &[String], options: StopOptions) -> Vec<String> {
-    let mut out: Vec<String> = model_stops.to_vec();
+    let mut out: Vec<String> = model_stops
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect();
     for stop in bridge_stops(options) {
         if out.len() >= MAX_STOPS {
             break;
@@ -195,31 +227,6 @@ pub fn stop_kind_of(stop: &str) -> Option<StopKind> {
         LOOP_PREFIX_CHAIN => Some(StopKind::Loop(LoopKind::PrefixChain)),
         _ => None,
     }
-}
-
-/// Where a provider would stop `text` given `stops`, the way Anthropic does it: at the stop
-/// string that is completed first while the text is written (the earliest end; on a tie the
-/// longer one). Returns `(start, stop_index)`: the output is `text[..start]`.
-pub fn first_stop_match(text: &str, stops: &[String]) -> Option<(usize, usize)> {
-    let mut best: Option<(usize, usize, usize)> = None; // (end, start, index)
-    for (index, stop) in stops.iter().enumerate() {
-        if stop.is_empty() {
-            continue;
-        }
-        if let Some(start) = text.find(stop.as_str()) {
-            let end = start + stop.len();
-            let better = match best {
-                None => true,
-                Some((best_end, best_start, _)) => {
-                    end < best_end || (end == best_end && start < best_start)
-                }
-            };
-            if better {
-                best = Some((end, start, index));
-            }
-        }
-    }
-    best.map(|(_, start, index)| (start, index))
 }
 
 /// The last `MAX_SCAN_BYTES` of `text` (or all of it), starting on a character boundary.
@@ -337,8 +344,8 @@ pub fn trailing_residue_repeats(text: &str) -> usize {
 /// - it ends in a residue word alone, repeated at least [`RESIDUE_REPEATS`] times;
 /// - it ran out of `max_tokens` (or its finish is unknown and it is at least
 ///   [`UNKNOWN_FINISH_MIN_BYTES`] long) and deflates by [`LOOP_DEFLATE_RATIO`] or more.
-pub fn looks_like_loop(reply: &str, finish: Finish) -> Option<LoopKind> {
-    if finish != Finish::MaxTokens {
+pub fn looks_like_loop(reply: &str, finish: FinishReason) -> Option<LoopKind> {
+    if finish != FinishReason::MaxTokens {
         if let Some(StopKind::Loop(kind)) = classify_stop(reply) {
             return Some(kind);
         }
@@ -347,84 +354,14 @@ pub fn looks_like_loop(reply: &str, finish: Finish) -> Option<LoopKind> {
         return Some(LoopKind::Residue);
     }
     let ran_long = match finish {
-        Finish::MaxTokens => true,
-        Finish::Unknown => reply.len() >= UNKNOWN_FINISH_MIN_BYTES,
-        Finish::Stop | Finish::StopSequence => false,
+        FinishReason::MaxTokens => true,
+        FinishReason::Unknown => reply.len() >= UNKNOWN_FINISH_MIN_BYTES,
+        FinishReason::Stop | FinishReason::StopSequence => false,
     };
     if ran_long && reply.len() >= 64 && deflate_ratio(reply) >= LOOP_DEFLATE_RATIO {
         return Some(LoopKind::Compressible);
     }
     None
-}
-
-/// Streaming trigger: reports when a closing `invoke>` (bare or prefixed) has just been
-/// completed, looking at each byte once. Feed it bytes in any split, even inside a UTF-8
-/// character; it keeps only the last few bytes seen.
-#[derive(Debug, Clone, Default)]
-pub struct CallEndWatch {
-    last: [u8; 8],
-    len: usize,
-    seen: usize,
-}
-
-impl CallEndWatch {
-    /// A fresh watch.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Bytes seen so far.
-    pub fn seen(&self) -> usize {
-        self.seen
-    }
-
-    /// Feeds `chunk`; returns how many `invoke>` endings it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> usize {
-        const WORD: &[u8] = b"invoke";
-        let mut hits = 0;
-        for (i, &b) in chunk.iter().enumerate() {
-            if b == b'>' {
-                // Compare the six bytes before `>`: from the chunk, then from the saved tail.
-                let mut ok = true;
-                for k in 0..WORD.len() {
-                    let want = WORD[WORD.len() - 1 - k];
-                    let got = if k < i {
-                        Some(chunk[i - 1 - k])
-                    } else {
-                        let back = k - i; // 0 = last saved byte
-                        (back < self.len).then(|| self.last[self.len - 1 - back])
-                    };
-                    if got != Some(want) {
-                        ok = false;
-                        break;
-                    }
-                }
-                if ok {
-                    hits += 1;
-                }
-            }
-        }
-        self.remember(chunk);
-        self.seen += chunk.len();
-        hits
-    }
-
-    fn remember(&mut self, chunk: &[u8]) {
-        let keep = self.last.len();
-        if chunk.len() >= keep {
-            self.last.copy_from_slice(&chunk[chunk.len() - keep..]);
-            self.len = keep;
-        } else {
-            let total = self.len + chunk.len();
-            if total > keep {
-                let drop = total - keep;
-                self.last.copy_within(drop..self.len, 0);
-                self.len -= drop;
-            }
-            self.last[self.len..self.len + chunk.len()].copy_from_slice(chunk);
-            self.len += chunk.len();
-        }
-    }
 }
 
 #[cfg(test)]
@@ -460,6 +397,12 @@ mod tests {
         assert_eq!(stop_strings(&five, all), five);
         let dup = vec![END_OF_CALL.to_owned()];
         assert_eq!(stop_strings(&dup, all).len(), 4);
+        // Empty model stops stop nothing and take no slot.
+        let empty = vec![String::new(), "Human:".to_owned(), String::new()];
+        assert_eq!(
+            stop_strings(&empty, all),
+            vec!["Human:", END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER]
+        );
         let loops_only = StopOptions {
             end_of_call: false,
             loops: true,
@@ -510,9 +453,13 @@ mod tests {
         for (text, want) in cases {
             let text = p(text);
             let text = text.as_str();
-            let (start, index) = first_stop_match(text, &stops).unwrap();
-            assert_eq!(stop_kind_of(&stops[index]), Some(want), "{text:?}");
-            assert_eq!(classify_stop(&text[..start]), Some(want), "{text:?}");
+            let cut = ctb_testkit::provider_cut(text, &stops).unwrap();
+            assert_eq!(stop_kind_of(&stops[cut.index]), Some(want), "{text:?}");
+            assert_eq!(
+                classify_stop(&text[..cut.output_end]),
+                Some(want),
+                "{text:?}"
+            );
         }
     }
 
@@ -529,12 +476,12 @@ mod tests {
             "Run.\n{}",
             "<invoke name=\"get_logs\">\n</invoke>\n".repeat(50)
         );
-        let (start, index) = first_stop_match(&text, &loops_only).unwrap();
-        assert_eq!(loops_only[index], LOOP_EMPTY_CALL);
-        let cut = &text[..start];
+        let stop = ctb_testkit::provider_cut(&text, &loops_only).unwrap();
+        assert_eq!(loops_only[stop.index], LOOP_EMPTY_CALL);
+        let cut = &text[..stop.output_end];
         assert!(cut.ends_with("<invoke name=\"get_logs"));
         assert_eq!(
-            looks_like_loop(cut, Finish::StopSequence),
+            looks_like_loop(cut, FinishReason::StopSequence),
             Some(LoopKind::EmptyCall)
         );
     }
@@ -574,10 +521,10 @@ mod tests {
         assert_eq!(trailing_residue_repeats("I will recall"), 0);
         assert_eq!(trailing_residue_repeats("recallcall"), 1);
         assert_eq!(
-            looks_like_loop("ok\ncourt court court court", Finish::Stop),
+            looks_like_loop("ok\ncourt court court court", FinishReason::Stop),
             Some(LoopKind::Residue)
         );
-        assert_eq!(looks_like_loop("ok\ncourt", Finish::Stop), None);
+        assert_eq!(looks_like_loop("ok\ncourt", FinishReason::Stop), None);
     }
 
     #[test]
@@ -586,19 +533,19 @@ mod tests {
         let loop_text = unit.repeat(400);
         assert!(deflate_ratio(&loop_text) >= LOOP_DEFLATE_RATIO);
         assert_eq!(
-            looks_like_loop(&loop_text, Finish::MaxTokens),
+            looks_like_loop(&loop_text, FinishReason::MaxTokens),
             Some(LoopKind::Compressible)
         );
-        assert_eq!(looks_like_loop(&loop_text, Finish::Stop), None);
+        assert_eq!(looks_like_loop(&loop_text, FinishReason::Stop), None);
         // A long unit (about 2 KB) still compresses.
         let long_unit: String = (0..400).map(|i| format!("{i} ")).collect();
         let long_loop = long_unit.repeat(40);
         assert_eq!(
-            looks_like_loop(&long_loop, Finish::MaxTokens),
+            looks_like_loop(&long_loop, FinishReason::MaxTokens),
             Some(LoopKind::Compressible)
         );
         assert_eq!(
-            looks_like_loop(&long_loop, Finish::Unknown),
+            looks_like_loop(&long_loop, FinishReason::Unknown),
             Some(LoopKind::Compressible)
         );
         // Ordinary prose that ran out of tokens is not a loop.
@@ -611,36 +558,12 @@ mod tests {
             })
             .collect();
         assert!(deflate_ratio(&prose) < LOOP_DEFLATE_RATIO);
-        assert_eq!(looks_like_loop(&prose, Finish::MaxTokens), None);
+        assert_eq!(looks_like_loop(&prose, FinishReason::MaxTokens), None);
         // A loop-stop ending does not count when the reply ran out of max_tokens.
-        assert_eq!(looks_like_loop("x <invoke_", Finish::MaxTokens), None);
+        assert_eq!(looks_like_loop("x <invoke_", FinishReason::MaxTokens), None);
         assert_eq!(
-            looks_like_loop("x\n<invoke_", Finish::Unknown),
+            looks_like_loop("x\n<invoke_", FinishReason::Unknown),
             Some(LoopKind::Placeholder)
         );
-    }
-
-    #[test]
-    fn first_stop_match_prefers_earliest_end() {
-        let stops = vec!["abcd".to_owned(), "bc".to_owned()];
-        assert_eq!(first_stop_match("xabcd", &stops), Some((2, 1)));
-        let stops = vec!["cd".to_owned(), "bcd".to_owned()];
-        assert_eq!(first_stop_match("xabcd", &stops), Some((2, 1)));
-        assert_eq!(first_stop_match("xyz", &stops), None);
-        assert_eq!(first_stop_match("xyz", &[String::new()]), None);
-    }
-
-    #[test]
-    fn watch_counts_invoke_endings_in_any_split() {
-        let text = p("<invoke name=\"a\">\n</invoke>\né</P:invoke> invoke >");
-        let whole = CallEndWatch::new().push(text.as_bytes());
-        assert_eq!(whole, 2);
-        let bytes = text.as_bytes();
-        for size in 1..10 {
-            let mut w = CallEndWatch::new();
-            let hits: usize = bytes.chunks(size).map(|c| w.push(c)).sum();
-            assert_eq!(hits, whole, "chunk size {size}");
-            assert_eq!(w.seen(), bytes.len());
-        }
     }
 }

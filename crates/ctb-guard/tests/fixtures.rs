@@ -1,9 +1,9 @@
 //! The guard against every reply fixture (`fixtures/replies/*.txt`) and conversation attempt
 //! (`fixtures/conversations/*.json`).
 
-use ctb_guard::{CallEndWatch, END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
+use ctb_guard::{END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
 use ctb_invoke::{Found, find_first_call};
-use ctb_testkit::{Rng, files_with_extension, fixtures_dir, stem};
+use ctb_testkit::{files_with_extension, fixtures_dir, stem};
 
 /// Every reply fixture: (name, text).
 fn replies() -> Vec<(String, String)> {
@@ -62,26 +62,4 @@ fn loop_stops_never_match_an_ordinary_first_call_or_the_prose_before_it() {
     eprintln!(
         "checked {checked} reply fixtures with a call; end-of-call stop in the text before the call: {early_in_prose:?}"
     );
-}
-
-#[test]
-fn call_end_watch_agrees_on_byte_level_splits() {
-    let mut rng = Rng::new(0xC0FFEE);
-    for (name, text) in replies() {
-        let bytes = text.as_bytes();
-        let whole = CallEndWatch::new().push(bytes);
-        assert_eq!(whole, text.matches("invoke>").count(), "{name}");
-        for run in 0..1000 {
-            let mut w = CallEndWatch::new();
-            let mut hits = 0;
-            let mut pos = 0;
-            let max = if run % 10 == 0 { 1 } else { 1 + rng.below(24) };
-            while pos < bytes.len() {
-                let end = (pos + 1 + rng.below(max)).min(bytes.len());
-                hits += w.push(&bytes[pos..end]);
-                pos = end;
-            }
-            assert_eq!(hits, whole, "{name} run {run}");
-        }
-    }
 }

@@ -1,10 +1,17 @@
-//! One call: from its first tag (wrapper or `<invoke`) to its closing `</invoke>`.
+//! One call: from its first tag (wrapper or `<invoke`) to its closing `</invoke>`, parsed
+//! incrementally.
+//!
+//! [`Parser`] is a small state machine over the reply. Each state either waits for more text
+//! ([`Step::Pending`]) or moves on; it never goes back over bytes it has examined, except for
+//! a bounded look at one tag. The tags themselves are parsed by the nom productions in
+//! [`crate::tag`], once, when [`crate::lex`] has found where they end.
 
-use nom::Parser;
-use nom::bytes::streaming::tag;
-use nom::character::streaming::char;
+use std::collections::HashSet;
+use std::ops::Range;
 
-use crate::tag::{self, Name, Open, Res, ws};
+use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws};
+use crate::tag::{self, Name};
+use crate::vocab::{ELEMENT_PARAMS, INVOKE, PARAMETER, is_wrapper};
 
 /// One argument of a call, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +39,7 @@ pub struct Call<'a> {
     /// Byte offset just past `</invoke>` (a wrapper's closing tag, if any, is in the tail).
     pub end: usize,
     /// Byte range of a residue word (`court`, `call`, ...) between the prose and the call.
-    pub residue: Option<std::ops::Range<usize>>,
+    pub residue: Option<Range<usize>>,
 }
 
 impl<'a> Call<'a> {
@@ -40,16 +47,6 @@ impl<'a> Call<'a> {
     pub fn param(&self, name: &str) -> Option<&'a str> {
         self.params.iter().find(|p| p.name == name).map(|p| p.value)
     }
-}
-
-/// Why a candidate is not (yet) a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fail {
-    /// The text ends before the call does.
-    Incomplete { in_parameter: bool },
-    /// Not a call at all; found with this many bytes of the text still unread (so the
-    /// caller can charge the work actually done).
-    Malformed(usize),
 }
 
 /// How a candidate starts.
@@ -63,242 +60,493 @@ pub(crate) enum Start {
     MidTag,
 }
 
-/// Wrapper elements whose content may be a call.
-const WRAPPERS: &[&str] = &["function_calls", "tool_call", "tool_calls"];
-
-/// Whether `local` names a wrapper element (`function_calls` and kin).
-pub(crate) fn is_wrapper(local: &str) -> bool {
-    WRAPPERS.contains(&local)
+/// What one run of the parser decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// The text ends before the call does.
+    Pending,
+    /// The call is complete and ends here.
+    Done(usize),
+    /// Not a call: the structure broke at this offset.
+    Failed(usize),
 }
 
-/// Child elements other than `<parameter>` taken as a parameter named after the element.
-pub(crate) const ELEMENT_PARAMS: &[&str] = &[
-    "tool_args",
-    "args",
-    "arguments",
-    "parameters",
-    "thoughts",
-    "headline",
-];
-
-fn fail_from(e: nom::Err<nom::error::Error<&str>>, in_parameter: bool) -> Fail {
-    match e {
-        nom::Err::Incomplete(_) => Fail::Incomplete { in_parameter },
-        nom::Err::Error(e) | nom::Err::Failure(e) => Fail::Malformed(e.input.len()),
-    }
+/// A parameter as byte ranges of the reply (the parser outlives any one view of the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawParam {
+    name: Range<usize>,
+    value: Range<usize>,
+    attrs: Vec<(Range<usize>, Range<usize>)>,
 }
 
-/// Parses a call that starts at `text[start..]`.
-pub(crate) fn parse(text: &str, start: usize, how: Start) -> Result<Call<'_>, Fail> {
-    let i = &text[start..];
-    let (i, name) = match how {
-        Start::Tag => {
-            let (after, first) = tag::open(i).map_err(|e| fail_from(e, false))?;
-            if WRAPPERS.contains(&first.name.local) {
-                let (after, _) = ws(after).map_err(|e| fail_from(e, false))?;
-                let (after, inv) = tag::open(after).map_err(|e| fail_from(e, false))?;
-                (after, invoke_name(&inv, after)?)
-            } else {
-                (after, invoke_name(&first, after)?)
-            }
-        }
-        Start::LostBracket => {
-            let (after, n) = tag::name(i).map_err(|e| fail_from(e, false))?;
-            let (after, (attrs, self_closing)) =
-                tag::attrs_and_close(after).map_err(|e| fail_from(e, false))?;
-            let open = Open {
-                name: n,
-                attrs,
-                self_closing,
-            };
-            if n.prefix.is_none() {
-                return Err(Fail::Malformed(after.len()));
-            }
-            (after, invoke_name(&open, after)?)
-        }
-        Start::MidTag => {
-            let (after, (_, _, _, _, n, _, _)) = (
-                nom::combinator::opt(tag("name")),
-                ws,
-                char('='),
-                ws,
-                tag::attr_value,
-                ws,
-                char('>'),
-            )
-                .parse(i)
-                .map_err(|e| fail_from(e, false))?;
-            if n.trim().is_empty() {
-                return Err(Fail::Malformed(after.len()));
-            }
-            (after, n.trim())
-        }
-    };
-    let (end_rest, params) = body(i)?;
-    let end = text.len() - end_rest.len();
-    Ok(Call {
-        name,
-        params,
-        prose_end: start,
-        start,
-        end,
-        residue: None,
-    })
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// The first tag (wrapper or invoke; or the lost-bracket / mid-tag head).
+    Head(TagEnd),
+    /// After the wrapper's opening tag: white space, then `<invoke ...>`.
+    AfterWrapper,
+    InvokeTag(TagEnd),
+    /// Between children: white space, then a child's opening tag or `</invoke>`.
+    Children,
+    ChildTag(TagEnd),
+    /// Inside a value.
+    Value(Value),
+    Done(usize),
+    Failed(usize),
 }
 
-/// The tool name of an `<invoke>` opening tag; `rest` is the text after the tag.
-fn invoke_name<'a>(open: &Open<'a>, rest: &str) -> Result<&'a str, Fail> {
-    match open.attr("name") {
-        Some(n) if open.name.local == "invoke" && !open.self_closing && !n.trim().is_empty() => {
-            Ok(n.trim())
-        }
-        _ => Err(Fail::Malformed(rest.len())),
-    }
+/// Where a value's scan is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Value {
+    /// The element the value belongs to (`parameter`, `tool_args`, ...).
+    elem: &'static str,
+    param: RawParam,
+    /// Calls quoted inside the value that are open (`<invoke` at a line start of the value).
+    depth: usize,
+    at: ValueAt,
 }
 
-/// The children of `<invoke>` up to and including `</invoke>`.
-fn body(mut i: &str) -> Result<(&str, Vec<Param<'_>>), Fail> {
-    let mut params: Vec<Param<'_>> = Vec::new();
-    loop {
-        let (rest, _) = ws(i).map_err(|e| fail_from(e, false))?;
-        i = rest;
-        if i.starts_with("</") || "</".starts_with(i) {
-            let (rest, n) = tag::close(i).map_err(|e| fail_from(e, false))?;
-            if n.local == "invoke" {
-                return Ok((rest, params));
-            }
-            return Err(Fail::Malformed(rest.len()));
-        }
-        if !i.starts_with('<') {
-            return Err(if i.is_empty() {
-                Fail::Incomplete {
-                    in_parameter: false,
-                }
-            } else {
-                Fail::Malformed(i.len())
-            });
-        }
-        let (rest, open) = tag::open(i).map_err(|e| fail_from(e, false))?;
-        let pname = match open.name.local {
-            "parameter" => open.attr("name").ok_or(Fail::Malformed(rest.len()))?,
-            other if ELEMENT_PARAMS.contains(&other) => other,
-            _ => return Err(Fail::Malformed(rest.len())),
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ValueAt {
+    /// Looking for the next `<`.
+    Scan,
+    /// A `</` at this offset: is it a closing tag?
+    Closing(TagEnd),
+    /// A `<` at a line start: does it open a quoted call?
+    QuotedOpen(NameEnd),
+    /// After the element's closing tag (at `value_end`): white space, then the next child or
+    /// `</invoke>` must follow for the value to end there.
+    AfterClose {
+        value_end: usize,
+    },
+    /// The next tag after that white space starts at this `<`.
+    NextClosing {
+        value_end: usize,
+        scan: TagEnd,
+    },
+    NextOpen {
+        value_end: usize,
+        scan: NameEnd,
+    },
+}
+
+/// The incremental parser of one candidate call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Parser {
+    start: usize,
+    how: Start,
+    /// The next byte to examine.
+    pos: usize,
+    state: State,
+    name: Range<usize>,
+    params: Vec<RawParam>,
+}
+
+/// Byte range of `sub` (a slice of `text`) within `text`.
+fn span(text: &str, sub: &str) -> Range<usize> {
+    let start = sub.as_ptr() as usize - text.as_ptr() as usize;
+    start..start + sub.len()
+}
+
+impl Parser {
+    pub(crate) fn new(start: usize, how: Start) -> Self {
+        let head = match how {
+            Start::Tag => TagEnd::open(start),
+            Start::LostBracket | Start::MidTag => TagEnd::headless(start),
         };
-        let (rest, value) = if open.self_closing {
-            (rest, "")
-        } else {
-            value(rest, open.name)?
-        };
-        if !params.iter().any(|p| p.name == pname) {
-            params.push(Param {
-                name: pname,
-                value,
-                attrs: open.attrs,
-            });
+        Self {
+            start,
+            how,
+            pos: start,
+            state: State::Head(head),
+            name: 0..0,
+            params: Vec::new(),
         }
-        i = rest;
     }
-}
 
-/// A value: everything up to the closing tag of `elem` that is followed by the next child or
-/// by `</invoke>`, skipping closings that belong to a call quoted inside the value (an
-/// `<invoke` that starts a line of the value opens one).
-fn value<'a>(i: &'a str, elem: Name<'a>) -> Result<(&'a str, &'a str), Fail> {
-    let bytes = i.as_bytes();
-    let mut depth = 0usize;
-    let mut pos = 0usize;
-    while let Some(off) = memchr_lt(&bytes[pos..]) {
-        let at = pos + off;
-        let here = &i[at..];
-        pos = at + 1;
-        if let Some(n) = closing_name(here) {
-            match n {
-                Ok((rest, name)) if name.local == elem.local => {
-                    if depth == 0 && followed_by_next(rest)? {
-                        return Ok((rest, &i[..at]));
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Whether the parser is inside a parameter value.
+    pub(crate) fn in_parameter(&self) -> bool {
+        matches!(
+            &self.state,
+            State::Value(Value {
+                at: ValueAt::Scan | ValueAt::Closing(_) | ValueAt::QuotedOpen(_),
+                ..
+            })
+        )
+    }
+
+    /// Resumes parsing over `text` (the whole reply so far; it only ever grows), recording the
+    /// bytes examined in `meter`. `Pending` at the end of the whole reply means the call is
+    /// cut off.
+    pub(crate) fn run(&mut self, text: &str, meter: &mut Meter) -> Step {
+        let b = text.as_bytes();
+        loop {
+            let next = match &mut self.state {
+                State::Done(end) => return Step::Done(*end),
+                State::Failed(at) => return Step::Failed(*at),
+                State::Head(scan) => match scan.poll(b, meter) {
+                    Poll::Pending => return Step::Pending,
+                    Poll::Ready(Err(_)) => State::Failed(self.start),
+                    Poll::Ready(Ok(end)) => {
+                        meter.read(self.start, end);
+                        self.pos = end;
+                        self.head(text, end)
+                    }
+                },
+                State::AfterWrapper => match skip_ws(b, &mut self.pos, meter) {
+                    None => return Step::Pending,
+                    Some(at) if b[at] == b'<' => State::InvokeTag(TagEnd::open(at)),
+                    Some(at) => State::Failed(at),
+                },
+                State::InvokeTag(scan) => {
+                    let at = scan.at();
+                    match scan.poll(b, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(Err(_)) => State::Failed(at),
+                        Poll::Ready(Ok(end)) => {
+                            meter.read(at, end);
+                            self.pos = end;
+                            match tag::complete(tag::open, &text[at..end]) {
+                                Some(open) => match invoke_name(&open) {
+                                    Some(n) => {
+                                        self.name = span(text, n);
+                                        State::Children
+                                    }
+                                    None => State::Failed(at),
+                                },
+                                None => State::Failed(at),
+                            }
+                        }
                     }
                 }
-                Ok((_, name)) if name.local == "invoke" => depth = depth.saturating_sub(1),
-                Ok(_) => {}
-                Err(()) => {
-                    return Err(Fail::Incomplete { in_parameter: true });
+                State::Children => match skip_ws(b, &mut self.pos, meter) {
+                    None => return Step::Pending,
+                    Some(at) if b[at] != b'<' => State::Failed(at),
+                    Some(at) => match b.get(at + 1) {
+                        None => return Step::Pending,
+                        Some(b'/') => State::ChildTag(TagEnd::close(at)),
+                        Some(_) => State::ChildTag(TagEnd::open(at)),
+                    },
+                },
+                State::ChildTag(scan) => {
+                    let at = scan.at();
+                    match scan.poll(b, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(Err(_)) => State::Failed(at),
+                        Poll::Ready(Ok(end)) => {
+                            meter.read(at, end);
+                            self.pos = end;
+                            self.child(text, at, end)
+                        }
+                    }
+                }
+                State::Value(v) => match value_step(v, text, &mut self.pos, meter) {
+                    ValueStep::Pending => return Step::Pending,
+                    ValueStep::Ended { next } => {
+                        let State::Value(v) = std::mem::replace(&mut self.state, State::Children)
+                        else {
+                            unreachable!("in the value state")
+                        };
+                        self.params.push(v.param);
+                        self.pos = next;
+                        State::Children
+                    }
+                },
+            };
+            self.state = next;
+        }
+    }
+
+    /// The first tag has ended at `end`: what it starts.
+    fn head(&mut self, text: &str, end: usize) -> State {
+        let slice = &text[self.start..end];
+        match self.how {
+            Start::Tag => match tag::complete(tag::open, slice) {
+                Some(open) if is_wrapper(open.name.local) && !open.self_closing => {
+                    State::AfterWrapper
+                }
+                Some(open) => match invoke_name(&open) {
+                    Some(n) => {
+                        self.name = span(text, n);
+                        State::Children
+                    }
+                    None => State::Failed(self.start),
+                },
+                None => State::Failed(self.start),
+            },
+            Start::LostBracket => match tag::complete(tag::bare_open, slice) {
+                Some(open) if open.name.prefix.is_some() => match invoke_name(&open) {
+                    Some(n) => {
+                        self.name = span(text, n);
+                        State::Children
+                    }
+                    None => State::Failed(self.start),
+                },
+                _ => State::Failed(self.start),
+            },
+            Start::MidTag => match tag::complete(tag::mid_tag, slice) {
+                Some(n) => {
+                    self.name = span(text, n);
+                    State::Children
+                }
+                None => State::Failed(self.start),
+            },
+        }
+    }
+
+    /// A child tag `text[at..end]` (between children): the end of the call, or a parameter.
+    fn child(&mut self, text: &str, at: usize, end: usize) -> State {
+        let slice = &text[at..end];
+        if slice.starts_with("</") {
+            return match tag::complete(tag::close, slice) {
+                Some(n) if n.local == INVOKE => State::Done(end),
+                _ => State::Failed(at),
+            };
+        }
+        let Some(open) = tag::complete(tag::open, slice) else {
+            return State::Failed(at);
+        };
+        let (pname, elem) = match open.name.local {
+            PARAMETER => match open.attr("name") {
+                Some(n) => (n, PARAMETER),
+                None => return State::Failed(at),
+            },
+            other => match ELEMENT_PARAMS.iter().find(|e| **e == other) {
+                Some(e) => (open.name.local, *e),
+                None => return State::Failed(at),
+            },
+        };
+        let param = RawParam {
+            name: span(text, pname),
+            value: end..end,
+            attrs: open
+                .attrs
+                .iter()
+                .map(|(k, v)| (span(text, k), span(text, v)))
+                .collect(),
+        };
+        if open.self_closing {
+            self.params.push(param);
+            return State::Children;
+        }
+        State::Value(Value {
+            elem,
+            param,
+            depth: 0,
+            at: ValueAt::Scan,
+        })
+    }
+
+    /// The call, once [`Parser::run`] answered `Done`: names and values as slices of `text`,
+    /// a repeated parameter name keeping its first value.
+    pub(crate) fn call<'a>(&self, text: &'a str, end: usize) -> Call<'a> {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(self.params.len());
+        let params = self
+            .params
+            .iter()
+            .filter_map(|p| {
+                let name = &text[p.name.clone()];
+                seen.insert(name).then(|| Param {
+                    name,
+                    value: &text[p.value.clone()],
+                    attrs: p
+                        .attrs
+                        .iter()
+                        .map(|(k, v)| (&text[k.clone()], &text[v.clone()]))
+                        .collect(),
+                })
+            })
+            .collect();
+        Call {
+            name: text[self.name.clone()].trim(),
+            params,
+            prose_end: self.start,
+            start: self.start,
+            end,
+            residue: None,
+        }
+    }
+}
+
+/// The tool name of an `<invoke>` opening tag.
+fn invoke_name<'a>(open: &tag::Open<'a>) -> Option<&'a str> {
+    match open.attr("name") {
+        Some(n) if open.name.local == INVOKE && !open.self_closing && !n.trim().is_empty() => {
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+enum ValueStep {
+    Pending,
+    /// The value ended; the next child (or `</invoke>`) starts at `next`.
+    Ended {
+        next: usize,
+    },
+}
+
+/// Scans a value: up to the closing tag of its element that is followed by the next child or
+/// by `</invoke>`, skipping closings that belong to a call quoted inside the value (an
+/// `<invoke` that starts a line of the value opens one).
+fn value_step(v: &mut Value, text: &str, pos: &mut usize, meter: &mut Meter) -> ValueStep {
+    let b = text.as_bytes();
+    let value_start = v.param.value.start;
+    loop {
+        match &mut v.at {
+            ValueAt::Scan => {
+                let Some(lt) = next_lt(b, pos, meter) else {
+                    return ValueStep::Pending;
+                };
+                match b.get(lt + 1) {
+                    None => return ValueStep::Pending,
+                    Some(b'/') => v.at = ValueAt::Closing(TagEnd::close(lt)),
+                    Some(_) if starts_line(b, value_start, lt) => {
+                        v.at = ValueAt::QuotedOpen(NameEnd::new(lt + 1))
+                    }
+                    Some(_) => *pos = lt + 1,
                 }
             }
-        } else if starts_line(i, at) && opens_invoke(here) {
-            depth += 1;
+            ValueAt::Closing(scan) => {
+                let lt = scan.at();
+                match scan.poll(b, meter) {
+                    Poll::Pending => return ValueStep::Pending,
+                    Poll::Ready(Err(NotATag::Lt(next))) => {
+                        *pos = next;
+                        v.at = ValueAt::Scan;
+                    }
+                    Poll::Ready(Err(NotATag::TooLong)) => {
+                        *pos = lt + 1;
+                        v.at = ValueAt::Scan;
+                    }
+                    Poll::Ready(Ok(end)) => {
+                        meter.read(lt, end);
+                        *pos = end;
+                        v.at = ValueAt::Scan;
+                        match tag::complete(tag::close, &text[lt..end]) {
+                            Some(n) if n.local == v.elem && v.depth == 0 => {
+                                v.at = ValueAt::AfterClose { value_end: lt };
+                            }
+                            Some(n) if n.local == INVOKE => v.depth = v.depth.saturating_sub(1),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            ValueAt::QuotedOpen(scan) => match scan.poll(b, meter) {
+                Poll::Pending => return ValueStep::Pending,
+                Poll::Ready(end) => {
+                    let lt = *pos;
+                    if let Some(end) = end {
+                        meter.read(lt, end + 1);
+                        if opening_name(text, lt, end).is_some_and(|n| n.local == INVOKE) {
+                            v.depth += 1;
+                        }
+                    }
+                    *pos = lt + 1;
+                    v.at = ValueAt::Scan;
+                }
+            },
+            ValueAt::AfterClose { value_end } => {
+                let value_end = *value_end;
+                let Some(at) = skip_ws(b, pos, meter) else {
+                    return ValueStep::Pending;
+                };
+                v.at = if b[at] != b'<' {
+                    ValueAt::Scan
+                } else {
+                    match b.get(at + 1) {
+                        None => return ValueStep::Pending,
+                        Some(b'/') => ValueAt::NextClosing {
+                            value_end,
+                            scan: TagEnd::close(at),
+                        },
+                        Some(_) => ValueAt::NextOpen {
+                            value_end,
+                            scan: NameEnd::new(at + 1),
+                        },
+                    }
+                };
+            }
+            ValueAt::NextClosing { value_end, scan } => {
+                let (value_end, at) = (*value_end, scan.at());
+                match scan.poll(b, meter) {
+                    Poll::Pending => return ValueStep::Pending,
+                    Poll::Ready(r) => {
+                        if let Ok(end) = r {
+                            meter.read(at, end);
+                        }
+                        let follows = r.is_ok_and(|end| {
+                            tag::complete(tag::close, &text[at..end])
+                                .is_some_and(|n| n.local == INVOKE)
+                        });
+                        if follows {
+                            v.param.value = value_start..value_end;
+                            return ValueStep::Ended { next: at };
+                        }
+                        // Not the end of the value: go on from that `<`.
+                        *pos = at;
+                        v.at = ValueAt::Closing(TagEnd::close(at));
+                    }
+                }
+            }
+            ValueAt::NextOpen { value_end, scan } => {
+                let value_end = *value_end;
+                let at = *pos;
+                match scan.poll(b, meter) {
+                    Poll::Pending => return ValueStep::Pending,
+                    Poll::Ready(end) => {
+                        if let Some(end) = end {
+                            meter.read(at, end + 1);
+                        }
+                        let follows = end.is_some_and(|end| {
+                            opening_name(text, at, end).is_some_and(|n| starts_child(n.local))
+                        });
+                        if follows {
+                            v.param.value = value_start..value_end;
+                            return ValueStep::Ended { next: at };
+                        }
+                        v.at = if starts_line(b, value_start, at) {
+                            ValueAt::QuotedOpen(NameEnd::new(at + 1))
+                        } else {
+                            *pos = at + 1;
+                            ValueAt::Scan
+                        };
+                    }
+                }
+            }
         }
     }
-    Err(Fail::Incomplete { in_parameter: true })
 }
 
-/// `Some(Ok(..))` when `here` starts with a closing tag, `Some(Err(()))` when the text ends
-/// inside what may be one, `None` otherwise.
-#[allow(clippy::type_complexity)]
-fn closing_name(here: &str) -> Option<Result<(&str, Name<'_>), ()>> {
-    if !here.starts_with("</") {
-        return if here == "<" { Some(Err(())) } else { None };
+/// The name of the opening tag at `lt` whose name ends at `end` (where a white space, `>` or
+/// `/` must stand).
+fn opening_name(text: &str, lt: usize, end: usize) -> Option<Name<'_>> {
+    let delimiter = *text.as_bytes().get(end)?;
+    if !(delimiter.is_ascii_whitespace() || delimiter == b'>' || delimiter == b'/') {
+        return None;
     }
-    match tag::close(here) {
-        Ok(ok) => Some(Ok(ok)),
-        Err(nom::Err::Incomplete(_)) => Some(Err(())),
-        Err(_) => None,
-    }
+    tag::complete(tag::open_name, &text[lt..=end])
 }
 
-/// Whether `at` starts a line of the value (or the value), up to three spaces of indent.
-/// Looks at no more than the four bytes before `at`.
-fn starts_line(value: &str, at: usize) -> bool {
-    let head = &value.as_bytes()[at.saturating_sub(4)..at];
-    let indent = match head.iter().rposition(|&b| b == b'\n') {
+/// Whether an opening tag with this local name starts the next child of `<invoke>`.
+fn starts_child(local: &str) -> bool {
+    local == PARAMETER || ELEMENT_PARAMS.contains(&local)
+}
+
+/// Whether `at` starts a line of the value that starts at `value_start` (up to three spaces or
+/// tabs of indent). Looks at no more than the four bytes before `at`.
+fn starts_line(b: &[u8], value_start: usize, at: usize) -> bool {
+    let from = at.saturating_sub(4).max(value_start);
+    let head = &b[from..at];
+    let indent = match head.iter().rposition(|&c| c == b'\n') {
         Some(nl) => &head[nl + 1..],
-        None if at <= 3 => head,
+        None if at - value_start <= 3 => head,
         None => return false,
     };
-    indent.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-fn opens_invoke(here: &str) -> bool {
-    tag::open_start("invoke").parse(here).is_ok()
-}
-
-/// After a value's closing tag: white space, then the next child or `</invoke>`.
-/// `Err(Incomplete)` when the text ends before that is decided.
-fn followed_by_next(rest: &str) -> Result<bool, Fail> {
-    // The value's closing tag is there; what is missing is what comes after it.
-    let incomplete = Fail::Incomplete {
-        in_parameter: false,
-    };
-    let next: Res<'_, &str> = ws(rest);
-    let after = match next {
-        Ok((after, _)) => after,
-        Err(_) => return Err(incomplete),
-    };
-    let mut undecided = false;
-    let mut check = |r: Res<'_, &str>| match r {
-        Ok(_) => true,
-        Err(nom::Err::Incomplete(_)) => {
-            undecided = true;
-            false
-        }
-        Err(_) => false,
-    };
-    if check(tag::close_start("invoke").parse(after))
-        || check(tag::open_start("parameter").parse(after))
-    {
-        return Ok(true);
-    }
-    for e in ELEMENT_PARAMS {
-        if check(tag::open_start(e).parse(after)) {
-            return Ok(true);
-        }
-    }
-    if undecided {
-        Err(incomplete)
-    } else {
-        Ok(false)
-    }
-}
-
-fn memchr_lt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'<')
+    indent.iter().all(|&c| c == b' ' || c == b'\t')
 }

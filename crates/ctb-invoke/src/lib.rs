@@ -34,8 +34,11 @@
 //! ```
 
 mod call;
+mod lex;
 mod scan;
 mod tag;
+pub mod vocab;
 
 pub use call::{Call, Param};
-pub use scan::{Found, NoCall, RESIDUE_WORDS, Scanner, find_first_call};
+pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
+pub use vocab::{PREFIX, RESIDUE_WORDS};

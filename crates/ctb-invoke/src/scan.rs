@@ -1,12 +1,11 @@
 //! Finding where a call starts: line by line, outside code fences, resumable while streaming.
 
-use nom::Parser;
+use nom::Parser as _;
 
-use crate::call::{self, Call, Fail, Start};
+use crate::call::{Call, Parser, Start, Step};
+use crate::lex::Meter;
 use crate::tag;
-
-/// Words a model leaves where the wrapper's opening tag should be.
-pub const RESIDUE_WORDS: &[&str] = &["court", "course", "count", "call"];
+use crate::vocab::{CALL_TAG_NAMES, RESIDUE_WORDS, is_wrapper};
 
 /// Why a text holds no call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,51 +50,100 @@ pub fn find_first_call(text: &str) -> Found<'_> {
 
 /// Incremental search for the first call in a reply that arrives in pieces.
 ///
-/// Hand it the whole text received so far each time (the text only ever grows). Every byte is
-/// classified once; a pending call is parsed again only when a tag that can close it
-/// (`invoke>`) has arrived since the last attempt, and the total work is capped at a small
-/// multiple of the text's length.
+/// Hand it the whole text received so far each time (the text only ever grows), then the
+/// whole reply to [`Scanner::finish`]. However the reply is split, every byte is examined a
+/// bounded number of times and every decision is made on the same bytes, so the answer does
+/// not depend on the split (and the work, [`Scanner::work`], only by the first bytes of a
+/// line read once more while it is still arriving):
+///
+/// - a line is classified once, when its newline has arrived, or its first bytes hold a `>`
+///   or are long enough to tell ([`LINE_HEAD`] bytes);
+/// - a call that starts on a line is parsed by an incremental parser that resumes where it
+///   stopped; a tag is parsed (by nom) once, when its end has arrived;
+/// - a candidate that turns out not to be a call gives way to the next line, so a call
+///   written inside a broken one is still found; but at most [`MAX_RESCANS`] candidates in a
+///   row may start inside text that failed candidates have read, after which the scan moves
+///   on to the furthest point a candidate broke at (no byte is read by more than a bounded
+///   number of candidates).
+///
+/// ```
+/// use ctb_invoke::{Found, Scanner, find_first_call};
+///
+/// let reply = "Go.\n<invoke name=\"sh\">\n<parameter name=\"cmd\">ls</parameter>\n</invoke>\nmore";
+/// let mut scanner = Scanner::new();
+/// let mut early = None;
+/// for end in 1..=reply.len() {
+///     if let Found::Call(call) = scanner.advance(&reply[..end]) {
+///         early = Some(call.end);
+///         break;
+///     }
+/// }
+/// let Found::Call(call) = find_first_call(reply) else { panic!("no call") };
+/// assert_eq!(early, Some(call.end));
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Scanner {
-    /// Start of the first line not yet classified.
+    /// Start of the line being looked at.
     line: usize,
-    /// Where to continue looking for the end of that line.
+    /// The newline that ends it, once found.
+    eol: Option<usize>,
+    /// Where the search for that newline goes on.
     eol_from: usize,
+    /// Where the search for a `>` in the line's first bytes goes on.
+    gt_from: usize,
+    /// Whether a `>` was seen in the line's first bytes.
+    gt_seen: bool,
+    /// What the line is, once classified.
+    kind: LineKind,
     /// Inside a code fence: its character and run length.
     fence: Option<(u8, usize)>,
     /// A call that started and has not been decided.
-    candidate: Option<Pending>,
+    candidate: Option<Candidate>,
     /// Call tags were seen where they are quoted.
     quoted: bool,
-    /// Bytes examined so far.
-    work: usize,
-    /// The call once found (its start and how it starts).
-    found: Option<(usize, Start)>,
-    /// The current line started a candidate that turned out not to be a call.
-    skip_line: bool,
+    /// Work of the line scan and of the call parsers; reach of the parsers.
+    meter: Meter,
+    /// The call, once complete: its parser and end.
+    found: Option<(Parser, usize)>,
+    /// The furthest offset a failed candidate broke at.
+    barrier: usize,
+    /// Candidates started before `barrier` since the scan last moved past it.
+    rescans: usize,
     /// The work cap was reached; nothing more is read.
     exhausted: bool,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    start: usize,
-    how: Start,
-    /// Text length at the last parse attempt.
-    tried_at: usize,
-    in_parameter: bool,
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum LineKind {
+    /// Not classified yet.
+    #[default]
+    Fresh,
+    /// A fence line: decided when it is complete.
+    Fence,
+    /// Not a call start: when complete, it is only checked for quoted call tags.
+    Ordinary,
 }
 
-/// Work allowed per reply: a few passes over the text plus a constant.
+#[derive(Debug, Clone)]
+struct Candidate {
+    parser: Parser,
+    /// Start of the line the call starts on.
+    line: usize,
+}
+
+/// How many bytes of a line's start (after up to four bytes of indent) tell whether a call
+/// starts there: a residue word, a prefix and a tag name fit easily.
+pub const LINE_HEAD: usize = 96;
+
+/// How many candidates in a row may start inside text that failed candidates have read.
+pub const MAX_RESCANS: usize = 4;
+
+/// Work allowed per reply: a bounded number of passes over the text plus a constant. The
+/// scanner's design keeps it far below that (each byte is examined a few times at most); the
+/// cap is the backstop the crate promises.
 fn budget(len: usize) -> usize {
-    len.saturating_mul(6).saturating_add(1 << 16)
+    len.saturating_mul(32).saturating_add(1 << 16)
 }
-
-const CLOSER: &str = "invoke>";
-
-/// How much of a line's start tells whether a call starts there (a residue word, a prefix
-/// and a tag name fit easily).
-const LINE_HEAD: usize = 96;
 
 impl Scanner {
     /// A scanner at the start of a reply.
@@ -103,11 +151,17 @@ impl Scanner {
         Self::default()
     }
 
-    /// Bytes examined so far: line classification plus every parse attempt. It never goes
-    /// far past the cap of six passes over the text plus 64 KiB; after that the scanner
-    /// answers [`NoCall::WorkLimit`] without reading again.
+    /// Bytes examined so far (each examination counted): line classification, every parser
+    /// step and every tag parse. It is the same for every split of the same text.
     pub fn work(&self) -> usize {
-        self.work
+        self.meter.work
+    }
+
+    /// One past the furthest byte the call parsers have examined: every decision so far
+    /// depends on `text[..reach]` only. A call found early is found in exactly the same way in
+    /// `text[..max(call.end, reach)]` as a whole reply.
+    pub fn reach(&self) -> usize {
+        self.meter.reach
     }
 
     /// Scans `text` (everything received so far) as a reply that may still grow.
@@ -133,107 +187,149 @@ impl Scanner {
     }
 
     fn scan<'a>(&mut self, text: &'a str, last: bool) -> Found<'a> {
-        if let Some((start, how)) = self.found {
-            if let Ok(c) = call::parse(text, start, how) {
-                return Found::Call(finish_call(text, c));
-            }
+        if let Some((parser, end)) = &self.found {
+            return Found::Call(finish_call(text, parser.call(text, *end)));
         }
+        let b = text.as_bytes();
         loop {
-            if let Some(p) = self.candidate {
-                let fresh = p.tried_at == usize::MAX || {
-                    let from = p.tried_at.saturating_sub(CLOSER.len() - 1);
-                    let from = floor_char_boundary(text, from.max(p.start));
-                    text[from..].contains(CLOSER)
-                };
-                if !fresh && !last {
-                    return Found::Incomplete {
-                        start: p.start,
-                        in_parameter: p.in_parameter,
-                    };
-                }
-                let result = call::parse(text, p.start, p.how);
-                // Charge what the attempt read: up to the call's end, the failure, or the text's end.
-                let read_to = match &result {
-                    Ok(c) => c.end,
-                    Err(Fail::Malformed(rest)) => text.len() - rest,
-                    Err(Fail::Incomplete { .. }) => text.len(),
-                };
-                self.work = self.work.saturating_add(read_to.saturating_sub(p.start));
-                if self.work > budget(text.len()) {
-                    return Found::Nothing(NoCall::WorkLimit);
-                }
-                match result {
-                    Ok(c) => {
-                        self.found = Some((p.start, p.how));
-                        return Found::Call(finish_call(text, c));
-                    }
-                    Err(Fail::Incomplete { in_parameter }) => {
-                        self.candidate = Some(Pending {
-                            tried_at: text.len(),
-                            in_parameter,
-                            ..p
-                        });
+            if self.meter.work > budget(text.len()) {
+                return Found::Nothing(NoCall::WorkLimit);
+            }
+            if let Some(c) = &mut self.candidate {
+                match c.parser.run(text, &mut self.meter) {
+                    Step::Pending => {
                         return Found::Incomplete {
-                            start: p.start,
-                            in_parameter,
+                            start: c.parser.start(),
+                            in_parameter: c.parser.in_parameter(),
                         };
                     }
-                    Err(Fail::Malformed(_)) => {
-                        // Not a call after all: the rest of its line is ordinary text. The
-                        // line is finished first (its end may not have arrived yet).
+                    Step::Done(end) => {
+                        let parser = c.parser.clone();
                         self.candidate = None;
-                        self.skip_line = true;
-                        self.eol_from = p.start;
+                        self.meter.work += parser.start();
+                        let call = finish_call(text, parser.call(text, end));
+                        self.found = Some((parser, end));
+                        return Found::Call(call);
+                    }
+                    Step::Failed(at) => {
+                        let own_line = c.line;
+                        self.candidate = None;
+                        self.resume_after_failure(text, own_line, at);
                         continue;
                     }
                 }
             }
-            if self.work > budget(text.len()) {
-                return Found::Nothing(NoCall::WorkLimit);
-            }
-            // Classify the next line.
             if self.line >= text.len() {
                 return self.nothing();
             }
-            let eol = match text[self.eol_from..].find('\n') {
-                Some(n) => Some(self.eol_from + n),
-                None => None,
-            };
-            let line_end = eol.unwrap_or(text.len());
-            let complete = eol.is_some() || last;
+            if self.eol.is_none() {
+                let from = self.eol_from;
+                match memchr::memchr(b'\n', &b[from..]) {
+                    Some(off) => {
+                        self.eol = Some(from + off);
+                        self.meter.work += off + 1;
+                    }
+                    None => {
+                        self.eol_from = text.len();
+                        self.meter.work += text.len() - from;
+                    }
+                }
+            }
+            let complete = self.eol.is_some() || last;
+            let line_end = self.eol.unwrap_or(text.len());
             let line = &text[self.line..line_end];
-            let kind = if self.skip_line {
-                self.ordinary(line, complete)
-            } else {
-                self.classify(line, complete)
-            };
-            match kind {
-                Line::Candidate(offset, how) => {
-                    self.candidate = Some(Pending {
-                        start: self.line + offset,
-                        how,
-                        tried_at: usize::MAX,
-                        in_parameter: false,
-                    });
+            match self.kind {
+                LineKind::Fresh => {
+                    if !complete && !self.head_decidable(b, line_end) {
+                        return self.nothing();
+                    }
+                    if let Some((offset, how)) = self.classify(line, complete) {
+                        let start = self.line + offset;
+                        if start < self.barrier {
+                            self.rescans += 1;
+                        } else {
+                            self.rescans = 0;
+                        }
+                        self.candidate = Some(Candidate {
+                            parser: Parser::new(start, how),
+                            line: self.line,
+                        });
+                        // Should the candidate fail on its own line, the rest of the line is
+                        // ordinary text.
+                        self.kind = LineKind::Ordinary;
+                        continue;
+                    }
+                    if self.kind == LineKind::Fresh {
+                        // Undecided: the line's first bytes are still arriving.
+                        return self.nothing();
+                    }
                     continue;
                 }
-                Line::Undecided => {
-                    // Wait for more text; remember how far the line has been searched.
-                    self.eol_from = text.len();
-                    return self.nothing();
+                LineKind::Fence if complete => self.close_fence_line(line),
+                LineKind::Ordinary if complete => {
+                    self.meter.work += line.len();
+                    if mentions_call(line) {
+                        self.quoted = true;
+                    }
                 }
-                Line::Other => {}
+                LineKind::Fence | LineKind::Ordinary => return self.nothing(),
             }
-            if !complete {
-                self.work = self.work.saturating_add(text.len() - self.eol_from);
-                self.eol_from = text.len();
-                return self.nothing();
-            }
-            self.work = self.work.saturating_add(line.len() + 1);
-            self.line = line_end + 1;
-            self.eol_from = self.line;
-            self.skip_line = false;
+            self.next_line(line_end + 1);
         }
+    }
+
+    fn next_line(&mut self, start: usize) {
+        self.line = start;
+        self.eol = None;
+        self.eol_from = start;
+        self.gt_from = start;
+        self.gt_seen = false;
+        self.kind = LineKind::Fresh;
+    }
+
+    /// A candidate that started on the line at `own_line` broke at `at`. The rest of its own
+    /// line is ordinary text and the scan goes on with the next line, so a call written inside
+    /// the broken one is still found. Calls that start inside what failed candidates read are
+    /// tried at most [`MAX_RESCANS`] times in a row; then the scan moves on to the furthest
+    /// point a candidate broke at, so no byte is read by more than a bounded number of
+    /// candidates.
+    fn resume_after_failure(&mut self, text: &str, own_line: usize, at: usize) {
+        self.barrier = self.barrier.max(at.min(text.len()));
+        if self.rescans < MAX_RESCANS {
+            self.kind = LineKind::Ordinary;
+            return;
+        }
+        self.rescans = 0;
+        let back = &text.as_bytes()[own_line..self.barrier];
+        self.meter.work += back.len();
+        match memchr::memrchr(b'\n', back) {
+            None => self.kind = LineKind::Ordinary,
+            Some(nl) => {
+                // The candidate's own line is complete: like any ordinary line, it may quote a
+                // call tag.
+                let own_end = memchr::memchr(b'\n', back).unwrap_or(nl);
+                if mentions_call(&text[own_line..own_line + own_end]) {
+                    self.quoted = true;
+                }
+                self.next_line(own_line + nl + 1);
+            }
+        }
+    }
+
+    /// Whether the current, unfinished line can be classified already: its first bytes hold a
+    /// `>` (the first tag has ended) or are as long as classifying ever needs.
+    fn head_decidable(&mut self, b: &[u8], line_end: usize) -> bool {
+        let head_end = (self.line + 4 + LINE_HEAD).min(line_end);
+        if line_end >= self.line + 4 + LINE_HEAD {
+            return true;
+        }
+        if !self.gt_seen && self.gt_from < head_end {
+            let from = self.gt_from;
+            self.gt_seen = memchr::memchr(b'>', &b[from..head_end]).is_some();
+            self.meter.work += head_end - from;
+            self.gt_from = head_end;
+        }
+        self.gt_seen
     }
 
     fn nothing<'a>(&self) -> Found<'a> {
@@ -244,66 +340,62 @@ impl Scanner {
         }
     }
 
-    /// A line that cannot start a call: only note a quoted call tag in it.
-    fn ordinary(&mut self, line: &str, complete: bool) -> Line {
-        if complete && mentions_call(line) {
-            self.quoted = true;
-        }
-        Line::Other
-    }
-
-    /// Decides what one line is. `complete`: the line's end has arrived.
-    fn classify(&mut self, line: &str, complete: bool) -> Line {
+    /// Decides what a line is from its first bytes; `Some` when a call starts in it (its
+    /// offset in the line and how it starts). Sets `self.kind` otherwise, unless the line is
+    /// still undecided.
+    fn classify(&mut self, line: &str, complete: bool) -> Option<(usize, Start)> {
         let indent = line
             .bytes()
             .take(4)
             .take_while(|b| *b == b' ' || *b == b'\t')
             .count();
         let body = &line[indent..];
-        // Code fences.
-        if let Some(f) = fence_run(body) {
-            if !complete {
-                return Line::Undecided;
-            }
-            match self.fence {
-                None if indent <= 3 => self.fence = Some(f),
-                Some((c, n)) if c == f.0 && f.1 >= n && body[f.1..].trim().is_empty() => {
-                    self.fence = None
-                }
-                _ => {}
-            }
-            return Line::Other;
+        let head = &body[..floor_char_boundary(body, LINE_HEAD)];
+        self.meter.work += indent + head.len();
+        if is_fence_start(body) {
+            self.kind = LineKind::Fence;
+            return None;
         }
         if self.fence.is_some() || indent > 3 {
-            return self.ordinary(line, complete);
+            self.kind = LineKind::Ordinary;
+            return None;
         }
-        // Whether a call starts here shows in the line's first few bytes; looking at no more
-        // keeps a long line that is still arriving from being read again with every piece.
-        let head = &body[..floor_char_boundary(body, LINE_HEAD)];
         let cut = head.len() < body.len();
         match starts_call(head, self.line == 0 && indent == 0) {
-            Some(Ok((offset, how))) => return Line::Candidate(indent + offset, how),
-            Some(Err(())) if !complete && !cut => return Line::Undecided,
+            Some(Ok((offset, how))) => return Some((indent + offset, how)),
+            Some(Err(())) if !complete && !cut => return None,
             _ => {}
         }
-        self.ordinary(line, complete)
+        self.kind = LineKind::Ordinary;
+        None
+    }
+
+    /// A complete fence line: opens a fence, or closes the open one.
+    fn close_fence_line(&mut self, line: &str) {
+        self.meter.work += line.len();
+        let indent = line
+            .bytes()
+            .take(4)
+            .take_while(|b| *b == b' ' || *b == b'\t')
+            .count();
+        let body = &line[indent..];
+        let c = body.as_bytes()[0];
+        let n = body.bytes().take_while(|b| *b == c).count();
+        match self.fence {
+            None if indent <= 3 => self.fence = Some((c, n)),
+            Some((fc, fnum)) if fc == c && n >= fnum && body[n..].trim().is_empty() => {
+                self.fence = None
+            }
+            _ => {}
+        }
     }
 }
 
-enum Line {
-    Candidate(usize, Start),
-    Undecided,
-    Other,
-}
-
-/// A line's opening run of three or more backticks or tildes.
-fn fence_run(body: &str) -> Option<(u8, usize)> {
-    let c = *body.as_bytes().first()?;
-    if c != b'`' && c != b'~' {
-        return None;
-    }
-    let n = body.bytes().take_while(|b| *b == c).count();
-    (n >= 3).then_some((c, n))
+/// Whether a line's text (after its indent) starts with a run of three or more backticks or
+/// tildes.
+fn is_fence_start(body: &str) -> bool {
+    let b = body.as_bytes();
+    b.len() >= 3 && (b[0] == b'`' || b[0] == b'~') && b[1] == b[0] && b[2] == b[0]
 }
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): `invoke` or
@@ -312,7 +404,7 @@ fn mentions_call(line: &str) -> bool {
     let b = line.as_bytes();
     b.iter().enumerate().any(|(at, &c)| {
         (c == b'<' || c == b':')
-            && ["invoke", "function_calls"].iter().any(|word| {
+            && CALL_TAG_NAMES.iter().any(|word| {
                 let end = at + 1 + word.len();
                 b.get(at + 1..end) == Some(word.as_bytes())
                     && matches!(
@@ -360,7 +452,7 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
     match lost {
         Ok((rest, n))
             if n.prefix.is_some()
-                && n.local == "invoke"
+                && n.local == crate::vocab::INVOKE
                 && rest.starts_with(|c: char| c.is_ascii_whitespace()) =>
         {
             Some(Ok((0, Start::LostBracket)))
@@ -374,7 +466,9 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     let n: tag::Res<'_, _> =
         nom::sequence::preceded(nom::character::streaming::char('<'), tag::name).parse(body);
     match n {
-        Ok((_, n)) if n.local == "invoke" || call::is_wrapper(n.local) => Some(Ok(Start::Tag)),
+        Ok((_, n)) if n.local == crate::vocab::INVOKE || is_wrapper(n.local) => {
+            Some(Ok(Start::Tag))
+        }
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
         Err(_) => None,

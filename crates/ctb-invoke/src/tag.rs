@@ -1,13 +1,14 @@
 //! Tag-level productions, one small nom function each.
 //!
 //! Every parser here is a *streaming* parser: when the text ends before a production is
-//! decided it answers `Err::Incomplete`, which the call parser turns into "the call is not
-//! complete yet" instead of "this is not a call".
+//! decided it answers `Err::Incomplete`. The line scanner uses that on the start of a line that
+//! is still arriving; the call parser hands them whole tags only (see [`complete`]), whose ends
+//! [`crate::lex`] has found, so there `Incomplete` simply means "not this production".
 
 use nom::branch::alt;
 use nom::bytes::streaming::{tag, take_till, take_while, take_while1};
 use nom::character::streaming::char;
-use nom::combinator::{opt, recognize};
+use nom::combinator::opt;
 use nom::sequence::{delimited, preceded};
 use nom::{IResult, Parser};
 
@@ -118,6 +119,54 @@ pub(crate) fn attrs_and_close(i: &str) -> Res<'_, (Vec<(&str, &str)>, bool)> {
     }
 }
 
+/// Runs `parser` on a whole tag: `Some` only when it reads all of `input`.
+pub(crate) fn complete<'a, O>(
+    mut parser: impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>>,
+    input: &'a str,
+) -> Option<O> {
+    match parser.parse(input) {
+        Ok(("", out)) => Some(out),
+        _ => None,
+    }
+}
+
+/// `name attrs...>`: an opening tag that lost its `<`.
+pub(crate) fn bare_open(i: &str) -> Res<'_, Open<'_>> {
+    let (i, name) = name(i)?;
+    let (i, (attrs, self_closing)) = attrs_and_close(i)?;
+    Ok((
+        i,
+        Open {
+            name,
+            attrs,
+            self_closing,
+        },
+    ))
+}
+
+/// `="tool">` or `name="tool">`: the tail of an opening tag whose start is missing (a reply that
+/// starts mid-tag). Gives the tool name, trimmed; an empty one is not a name.
+pub(crate) fn mid_tag(i: &str) -> Res<'_, &str> {
+    let (rest, (_, _, _, _, n, _, _)) = (
+        opt(tag("name")),
+        ws,
+        char('='),
+        ws,
+        attr_value,
+        ws,
+        char('>'),
+    )
+        .parse(i)?;
+    let n = n.trim();
+    if n.is_empty() {
+        return Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Verify,
+        )));
+    }
+    Ok((rest, n))
+}
+
 /// `<name attrs...>`
 pub(crate) fn open(i: &str) -> Res<'_, Open<'_>> {
     let (i, name) = preceded(char('<'), name).parse(i)?;
@@ -139,29 +188,14 @@ pub(crate) fn close(i: &str) -> Res<'_, Name<'_>> {
     Ok((i, name))
 }
 
-/// `<` followed by an optionally prefixed `local` name that ends there (space, `>` or `/`).
-pub(crate) fn open_start<'a>(
-    local: &'static str,
-) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
-    recognize((
-        char('<'),
-        opt((ident, char(':'))),
-        tag(local),
-        nom::character::streaming::satisfy(|c| c.is_ascii_whitespace() || c == '>' || c == '/'),
-    ))
-}
-
-/// `</` followed by an optionally prefixed `local` name (the rest of the tag is not read).
-pub(crate) fn close_start<'a>(
-    local: &'static str,
-) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
-    recognize((
-        tag("</"),
-        opt((ident, char(':'))),
-        tag(local),
-        ws,
-        char('>'),
-    ))
+/// `<`, a name, and the byte that ends the name (white space, `>` or `/`): the start of an
+/// opening tag, read no further.
+pub(crate) fn open_name(i: &str) -> Res<'_, Name<'_>> {
+    let (i, n) = preceded(char('<'), name).parse(i)?;
+    let (i, _) =
+        nom::character::streaming::satisfy(|c| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .parse(i)?;
+    Ok((i, n))
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ def through_bridge(reply: str, catalog: ctb.Catalog, config: ctb.Config) -> ctb.
     session = ctb.Session(config)
     session.begin_turn("anthropic/claude-sonnet-4-5", [])
     for i in range(0, len(reply), DELTA):
-        if session.feed(reply[i : i + DELTA]) is not None:
+        if session.feed(reply[i : i + DELTA], catalog) is not None:
             break
     return session.finish(reply, None, catalog)
 

@@ -356,36 +356,41 @@ impl PySession {
         )
     }
 
-    /// Feeds one streamed delta; returns the completed reply when the stream should stop now.
-    fn feed(&mut self, delta: &str) -> Option<String> {
-        guarded(|| self.inner.feed(delta), || None)
+    /// Feeds one streamed delta (or several joined); returns the text to hand on when the
+    /// stream should stop now: the first call is complete and translates with `catalog`.
+    fn feed(&mut self, delta: &str, catalog: &PyCatalog) -> Option<String> {
+        guarded(|| self.inner.feed(delta, &catalog.inner), || None)
     }
 
-    /// Decides what to do with the finished reply.
+    /// Decides what to do with the finished reply. Raises `BridgeError` when no turn is open
+    /// (`begin_turn` was not called, or `finish` was called twice for one turn).
     #[pyo3(signature = (reply, finish_reason, catalog))]
     fn finish(
         &mut self,
         reply: &str,
         finish_reason: Option<&str>,
         catalog: &PyCatalog,
-    ) -> PyDecision {
+    ) -> PyResult<PyDecision> {
         guarded(
             || {
                 let finish = finish_reason
                     .map(ctb::FinishReason::from_name)
                     .unwrap_or(ctb::FinishReason::Unknown);
-                PyDecision::from_decision(self.inner.finish(reply, finish, &catalog.inner))
+                self.inner
+                    .finish(reply, finish, &catalog.inner)
+                    .map(PyDecision::from_decision)
+                    .map_err(|e| BridgeError::new_err(e.to_string()))
             },
-            || PyDecision::internal_error(reply),
+            || Ok(PyDecision::internal_error(reply)),
         )
     }
 }
 
 /// The stateless translation of one reply.
 #[pyfunction]
-fn translate(reply: &str, catalog: &PyCatalog, config: &PyConfig) -> PyDecision {
+fn translate(reply: &str, catalog: &PyCatalog) -> PyDecision {
     guarded(
-        || PyDecision::from_decision(ctb::translate(reply, &catalog.inner, &config.inner)),
+        || PyDecision::from_decision(ctb::translate(reply, &catalog.inner)),
         || PyDecision::internal_error(reply),
     )
 }

@@ -40,11 +40,6 @@ pub enum TypeError {
         /// What the schema wanted, e.g. "integer" or "integer|null".
         expected: String,
     },
-    /// A required parameter is absent (returned by [`Tool::check_required`]).
-    MissingRequired {
-        /// Parameter name.
-        param: String,
-    },
 }
 
 impl std::fmt::Display for TypeError {
@@ -52,9 +47,6 @@ impl std::fmt::Display for TypeError {
         match self {
             TypeError::Mismatch { param, expected } => {
                 write!(f, "parameter `{param}` is not a valid {expected}")
-            }
-            TypeError::MissingRequired { param } => {
-                write!(f, "required parameter `{param}` is missing")
             }
         }
     }
@@ -247,16 +239,6 @@ impl Tool {
             .flat_map(|c| c.then_required.iter())
             .find(|p| !args.contains_key(p.as_str()))
             .map(String::as_str)
-    }
-
-    /// [`Tool::missing_required`] as a `Result`.
-    pub fn check_required(&self, args: &Map<String, Value>) -> Result<(), TypeError> {
-        match self.missing_required(args) {
-            Some(p) => Err(TypeError::MissingRequired {
-                param: p.to_owned(),
-            }),
-            None => Ok(()),
-        }
     }
 
     /// Types one raw value; an undeclared parameter stays a string.

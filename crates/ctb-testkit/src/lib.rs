@@ -1,8 +1,8 @@
 //! Shared pieces of the workspace's test harnesses, benches and replay (internal).
 //!
 //! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
-//! so every harness draws the same way and no test needs a `rand` dependency; and the one
-//! way harnesses find their fixture files.
+//! so every harness draws the same way and no test needs a `rand` dependency; the one
+//! simulated provider ([`provider_cut`]); and the one way harnesses find their fixture files.
 //!
 //! ```
 //! use ctb_testkit::{Rng, random_chunks};
@@ -15,6 +15,8 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+
+pub mod replies;
 
 /// The workspace's `fixtures/` folder.
 pub fn fixtures_dir() -> PathBuf {
@@ -38,6 +40,44 @@ pub fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// Where a provider stops a reply: the output is `text[..output_end]`; the stop string
+/// `stops[index]` matched there and ends at `stop_end` in the full text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopCut {
+    /// End of what the provider returns (the stop string itself is not returned).
+    pub output_end: usize,
+    /// Which stop string matched.
+    pub index: usize,
+    /// End of the matched stop string in the full text.
+    pub stop_end: usize,
+}
+
+/// The workspace's one simulated provider: where a reply the model would write in full is cut
+/// by the request's stop list, the way Anthropic does it. The stop string completed first while
+/// the text is written wins (the earliest end; on a tie the longer one, which starts earlier);
+/// empty stop strings stop nothing. `None`: no stop string occurs.
+///
+/// ```
+/// use ctb_testkit::provider_cut;
+/// let stops = vec!["abcd".to_owned(), "bc".to_owned()];
+/// let cut = provider_cut("xabcd", &stops).unwrap();
+/// assert_eq!((cut.output_end, cut.index, cut.stop_end), (2, 1, 4));
+/// ```
+pub fn provider_cut(text: &str, stops: &[String]) -> Option<StopCut> {
+    stops
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .filter_map(|(index, s)| {
+            text.find(s.as_str()).map(|start| StopCut {
+                output_end: start,
+                index,
+                stop_end: start + s.len(),
+            })
+        })
+        .min_by_key(|c| (c.stop_end, c.output_end))
 }
 
 /// SplitMix64: a tiny, fast, well-mixed deterministic generator.
@@ -124,6 +164,14 @@ mod tests {
         assert!(files.windows(2).all(|w| w[0] < w[1]));
         assert!(files_with_extension(Path::new("/no/such/folder"), "txt").is_err());
         assert_eq!(stem(Path::new("a/001_x.txt")), "001_x");
+    }
+
+    #[test]
+    fn provider_cut_prefers_the_earliest_end_then_the_longer_stop() {
+        let stops = vec!["cd".to_owned(), "bcd".to_owned()];
+        assert_eq!(provider_cut("xabcd", &stops).map(|c| c.index), Some(1));
+        assert_eq!(provider_cut("xyz", &stops), None);
+        assert_eq!(provider_cut("xyz", &[String::new()]), None);
     }
 
     #[test]

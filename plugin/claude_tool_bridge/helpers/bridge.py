@@ -134,6 +134,8 @@ class Turn:
     # What is needed to ask again: the call's inputs before the bridge touched them.
     call: dict[str, Any] = field(default_factory=dict)
     early_stopped: str | None = None
+    # The tools the model was shown (built when the turn begins, for the early stop).
+    catalog: ctb.Catalog | None = None
 
 
 @dataclass
@@ -236,14 +238,28 @@ def wrap_response_callback(
     turn: Turn,
 ) -> Callable[[str, str], Awaitable[str | None]]:
     """A response callback that also feeds the bridge and stops the stream (by returning
-    the completed reply) once the first call is complete."""
+    the text to hand on) once the first call is complete and translates.
+
+    A call can only complete at a `>`: deltas without one are only collected, and handed to
+    the bridge together with the next delta that has one (one call into Rust instead of
+    many)."""
+    pending: list[str] = []
 
     async def bridge_response_callback(chunk: str, full: str) -> str | None:
         result = await original(chunk, full)
         if result is not None or turn.early_stopped is not None:
             return result
+        if not isinstance(chunk, str) or not chunk or turn.catalog is None:
+            return None
+        if ">" not in chunk:
+            pending.append(chunk)
+            return None
+        if pending:
+            pending.append(chunk)
+            chunk = "".join(pending)
+            pending.clear()
         try:
-            done = session.feed(chunk) if isinstance(chunk, str) else None
+            done = session.feed(chunk, turn.catalog)
         except Exception:
             done = None
         if done is not None:
@@ -258,8 +274,10 @@ def begin(
     state: AgentState,
     config: ctb.Config,
     call_data: dict[str, Any],
+    catalog_for: Callable[[str], ctb.Catalog] = build_catalog,
 ) -> Turn | None:
-    """`chat_model_call_before`: decide coverage, set the stops, wrap the callback."""
+    """`chat_model_call_before`: decide coverage, set the stops, wrap the callback.
+    `catalog_for` gives the tool catalog for the system prompt the model was shown."""
     state.turn = None
     if not config.enabled or state.session is None:
         return None
@@ -298,6 +316,7 @@ def begin(
         },
     )
     if config.early_stop:
+        turn.catalog = catalog_for(turn.prompt_text)
         call_data["response_callback"] = wrap_response_callback(callback, state.session, turn)
     state.turn = turn
     return turn

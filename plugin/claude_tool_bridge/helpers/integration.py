@@ -166,7 +166,7 @@ async def chat_model_call_before(agent: Any, call_data: Any) -> None:
     try:
         state = bridge.state_of(agent)
         config = _config(agent, state)
-        bridge.begin(state, config, call_data)
+        bridge.begin(state, config, call_data, _catalog_cache().get)
     except Exception as exc:
         _log_error("chat_model_call_before", exc)
         try:
@@ -183,7 +183,7 @@ async def _finish(agent: Any, result: Any, method: str) -> Any:
     turn = bridge.take_turn(state)
     if turn is None:
         return result
-    catalog = _catalog_cache().get(turn.prompt_text)
+    catalog = turn.catalog if turn.catalog is not None else _catalog_cache().get(turn.prompt_text)
 
     async def ask_again() -> Any:
         call = getattr(agent, method)

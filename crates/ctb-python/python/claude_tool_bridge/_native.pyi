@@ -92,15 +92,21 @@ class Decision:
         """For a discard: ask again with the stop strings off."""
 
 class Session:
-    """One agent's bridge state, carried from turn to turn. Its methods never raise (for
-    UTF-8-encodable text): an internal failure gives a plan that covers nothing, no early
-    stop, or an `untouched` decision with reason `internal_error`."""
+    """One agent's bridge state, carried from turn to turn. An internal failure never raises
+    (for UTF-8-encodable text): it gives a plan that covers nothing, no early stop, or an
+    `untouched` decision with reason `internal_error`. Calling `finish` without an open turn
+    is a usage error and raises `BridgeError`."""
 
     def __init__(self, config: Config | None = None) -> None: ...
     def begin_turn(self, model_name: str, model_stops: list[str] = ...) -> TurnPlan: ...
-    def feed(self, delta: str) -> str | None:
-        """Feeds one streamed delta; returns the completed reply when the stream should stop."""
-    def finish(self, reply: str, finish_reason: str | None, catalog: Catalog) -> Decision: ...
+    def feed(self, delta: str, catalog: Catalog) -> str | None:
+        """Feeds one streamed delta (or several joined). Returns the text to hand on when the
+        stream should stop now: the first call is complete and translates with `catalog`.
+        A call can only complete at a `>`: deltas without one may be joined and fed later."""
+    def finish(self, reply: str, finish_reason: str | None, catalog: Catalog) -> Decision:
+        """Decides about the finished reply (the text `feed` returned, or the whole reply).
+        Raises `BridgeError` when no turn is open: `begin_turn` was not called for this
+        request, or `finish` was already called for it."""
 
-def translate(reply: str, catalog: Catalog, config: Config) -> Decision:
+def translate(reply: str, catalog: Catalog) -> Decision:
     """The stateless translation of one reply."""

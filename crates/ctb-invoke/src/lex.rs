@@ -1,0 +1,265 @@
+//! Resumable lexing: where a tag or a name ends, found a byte at a time across pieces of text.
+//!
+//! The call grammar is written in nom and parses *complete* tags. What nom cannot do on a text
+//! that arrives in pieces is to know where a tag ends without starting again from its `<` each
+//! time a piece arrives. These small scanners do that part: each keeps how far it has looked
+//! and resumes there, so every byte of a reply is examined once however the reply is split,
+//! and the work done is the same for every split.
+
+/// The answer of a resumable scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Poll<T> {
+    /// Decided.
+    Ready(T),
+    /// The text ends before it is decided; call again when more has arrived. At the end of
+    /// the whole reply this means the construct was cut off.
+    Pending,
+}
+
+/// What scanning costs and how far it has looked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Meter {
+    /// Bytes examined, every examination counted (a byte looked at twice counts twice).
+    pub(crate) work: usize,
+    /// One past the furthest byte examined: no decision so far depends on what comes after.
+    pub(crate) reach: usize,
+}
+
+impl Meter {
+    /// Records that the bytes `from..to` were examined.
+    pub(crate) fn read(&mut self, from: usize, to: usize) {
+        self.work += to.saturating_sub(from);
+        self.reach = self.reach.max(to);
+    }
+}
+
+/// Where a tag that starts at a given offset ends: just past the first `>` that is not inside a
+/// quoted attribute value (a quote counts only right after `=`, as in the nom grammar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TagEnd {
+    at: usize,
+    pos: usize,
+    quote: Quote,
+    /// A closing tag cannot hold `<`: stop there (a `<` means this was not a tag).
+    closing: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    Plain,
+    AfterEq,
+    In(u8),
+}
+
+/// Why a tag extent could not be found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotATag {
+    /// Longer than the grammar allows ([`crate::vocab::MAX_TAG_BYTES`]).
+    TooLong,
+    /// A `<` inside a closing tag at this offset: the scan may go on from there.
+    Lt(usize),
+}
+
+impl TagEnd {
+    /// A scan for the end of the opening (or self-closing) tag at `at`.
+    pub(crate) fn open(at: usize) -> Self {
+        Self {
+            at,
+            pos: at + 1,
+            quote: Quote::Plain,
+            closing: false,
+        }
+    }
+
+    /// A scan for the end of a tag whose `<` is missing (a line that lost it, a reply that
+    /// starts mid-tag): the scan starts at `at` itself.
+    pub(crate) fn headless(at: usize) -> Self {
+        Self {
+            pos: at,
+            ..Self::open(at)
+        }
+    }
+
+    /// A scan for the end of the closing tag at `at` (`</...>`: no quotes, no `<`).
+    pub(crate) fn close(at: usize) -> Self {
+        Self {
+            closing: true,
+            ..Self::open(at)
+        }
+    }
+
+    /// Where the tag starts.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+
+    /// Resumes the scan over `text`; `Ready(Ok(end))` with `end` just past the `>`.
+    pub(crate) fn poll(&mut self, text: &[u8], meter: &mut Meter) -> Poll<Result<usize, NotATag>> {
+        let cap = self.at + crate::vocab::MAX_TAG_BYTES;
+        let limit = cap.min(text.len());
+        let from = self.pos;
+        let mut result = None;
+        while self.pos < limit {
+            let b = text[self.pos];
+            self.pos += 1;
+            self.quote = match (self.quote, b) {
+                (Quote::In(q), c) if c == q => Quote::Plain,
+                (q @ Quote::In(_), _) => q,
+                (_, b'>') => {
+                    result = Some(Ok(self.pos));
+                    break;
+                }
+                (_, b'<') if self.closing => {
+                    result = Some(Err(NotATag::Lt(self.pos - 1)));
+                    break;
+                }
+                (_, b'=') => Quote::AfterEq,
+                (Quote::AfterEq, b'"' | b'\'') => Quote::In(b),
+                (Quote::AfterEq, c) if c.is_ascii_whitespace() => Quote::AfterEq,
+                _ => Quote::Plain,
+            };
+        }
+        meter.read(from, self.pos);
+        match result {
+            Some(r) => Poll::Ready(r),
+            None if self.pos >= cap => Poll::Ready(Err(NotATag::TooLong)),
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// Where a tag name that starts at a given offset ends: the first byte that cannot be part of
+/// a (possibly prefixed) name. `Ready(Some(end))` when that byte has arrived, `Ready(None)` when
+/// the name is longer than the grammar allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NameEnd {
+    at: usize,
+    pos: usize,
+}
+
+impl NameEnd {
+    pub(crate) fn new(at: usize) -> Self {
+        Self { at, pos: at }
+    }
+
+    pub(crate) fn poll(&mut self, text: &[u8], meter: &mut Meter) -> Poll<Option<usize>> {
+        let cap = self.at + crate::vocab::MAX_NAME_BYTES;
+        let limit = cap.min(text.len());
+        let from = self.pos;
+        while self.pos < limit && is_name_byte(text[self.pos]) {
+            self.pos += 1;
+        }
+        // The byte that ends the name is examined too.
+        meter.read(from, (self.pos + 1).min(text.len()));
+        if self.pos < limit {
+            Poll::Ready(Some(self.pos))
+        } else if self.pos >= cap {
+            Poll::Ready(None)
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// A byte of a tag name or its prefix: ASCII letters, digits, `_`, `-` and the prefix colon.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':')
+}
+
+/// Skips white space from `*pos`; `Some(offset)` of the first other byte, `None` when the text
+/// ends first (`*pos` is then the end, ready to resume).
+pub(crate) fn skip_ws(text: &[u8], pos: &mut usize, meter: &mut Meter) -> Option<usize> {
+    let from = *pos;
+    while *pos < text.len() && text[*pos].is_ascii_whitespace() {
+        *pos += 1;
+    }
+    meter.read(from, (*pos + 1).min(text.len()));
+    (*pos < text.len()).then_some(*pos)
+}
+
+/// The offset of the next `<` at or after `*pos`; `None` when there is none yet (`*pos` is then
+/// the end, ready to resume).
+pub(crate) fn next_lt(text: &[u8], pos: &mut usize, meter: &mut Meter) -> Option<usize> {
+    let from = *pos;
+    match memchr::memchr(b'<', &text[from..]) {
+        Some(off) => {
+            *pos = from + off;
+            meter.read(from, *pos + 1);
+            Some(*pos)
+        }
+        None => {
+            *pos = text.len();
+            meter.read(from, text.len());
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end_in_pieces(
+        text: &str,
+        open: bool,
+        piece: usize,
+    ) -> (Poll<Result<usize, NotATag>>, usize) {
+        let mut scan = if open {
+            TagEnd::open(0)
+        } else {
+            TagEnd::close(0)
+        };
+        let mut meter = Meter::default();
+        let b = text.as_bytes();
+        let mut end = 0;
+        loop {
+            end = (end + piece).min(b.len());
+            let r = scan.poll(&b[..end], &mut meter);
+            if r != Poll::Pending || end == b.len() {
+                return (r, meter.work);
+            }
+        }
+    }
+
+    #[test]
+    fn tag_end_skips_quoted_gt_and_is_split_independent() {
+        let text = "<invoke name=\"a>b\" x = 'c>d' y=e\"f>tail";
+        let (whole, w1) = end_in_pieces(text, true, text.len());
+        for piece in 1..8 {
+            let (split, w) = end_in_pieces(text, true, piece);
+            assert_eq!(split, whole);
+            assert_eq!(w, w1, "work must not depend on the split");
+        }
+        assert_eq!(whole, Poll::Ready(Ok(text.find("f>").unwrap() + 2)));
+    }
+
+    #[test]
+    fn closing_tag_stops_at_lt() {
+        assert_eq!(
+            end_in_pieces("</param <x>", false, 3).0,
+            Poll::Ready(Err(NotATag::Lt(8)))
+        );
+        assert_eq!(
+            end_in_pieces("</invoke\n >", false, 2).0,
+            Poll::Ready(Ok(11))
+        );
+    }
+
+    #[test]
+    fn long_tags_are_not_tags() {
+        let text = format!("<invoke name=\"{}\">", "x".repeat(2000));
+        assert_eq!(
+            end_in_pieces(&text, true, 100).0,
+            Poll::Ready(Err(NotATag::TooLong))
+        );
+    }
+
+    #[test]
+    fn name_end() {
+        let mut n = NameEnd::new(1);
+        let mut m = Meter::default();
+        assert_eq!(n.poll(b"<ns:inv", &mut m), Poll::Pending);
+        assert_eq!(n.poll(b"<ns:invoke ", &mut m), Poll::Ready(Some(10)));
+        assert_eq!((m.work, m.reach), (10, 11));
+    }
+}

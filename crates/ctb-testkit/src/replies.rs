@@ -1,0 +1,258 @@
+//! A seeded generator of call-shaped replies: what models write when they leak their native
+//! call syntax, and the ways it goes wrong.
+//!
+//! Every reply is built from parts drawn at random: prose (ASCII, CJK, Cyrillic, with
+//! backticks, fences and JSON), residue words (on their own line, glued to the prose, after a
+//! sentence), zero to three calls (wrapper or not, the namespace prefix on all, some or none of
+//! the tags, odd closers such as `</invoke >`), values that hold closing tags, `invoke>`,
+//! backticks, JSON and multibyte text, repeated parameter names, known and unknown tools,
+//! invented results after the call, a JSON request, and a cut at a random point (as
+//! `max_tokens` or a stop string leaves it).
+
+use crate::Rng;
+
+/// The namespace prefix, built from parts.
+const NS: &str = concat!("ant", "ml:");
+
+/// A generated reply and how the provider said it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenReply {
+    /// The reply text.
+    pub text: String,
+    /// `stop`, `stop_sequence`, `max_tokens` or `unknown`.
+    pub finish: &'static str,
+}
+
+const TOOLS: &[&str] = &[
+    "code_execution_tool",
+    "memory_load",
+    "response",
+    "search_engine",
+    "text_editor:write",
+    "call_subordinate",
+    "no_such_tool",
+    "Bash",
+    "github.create_issue",
+];
+
+const PARAMS: &[&str] = &[
+    "runtime",
+    "code",
+    "session",
+    "reset",
+    "query",
+    "limit",
+    "threshold",
+    "text",
+    "path",
+    "content",
+    "message",
+    "args",
+    "tool_args",
+    "thoughts",
+    "headline",
+];
+
+const PROSE: &[&str] = &[
+    "I'll check the disk usage first.",
+    "Let me look at the logs.",
+    "Проверяю конфигурацию.",
+    "设置已更新。",
+    "The answer: use `grep -rn` on the folder.",
+    "Done. ",
+    "Here is the plan:",
+    "See `</invoke>` in the docs.",
+    "A JSON example: {\"a\": 1}",
+    "the tennis court",
+    "",
+];
+
+const VALUES: &[&str] = &[
+    "ls -la",
+    "terminal",
+    "0",
+    "false",
+    "007",
+    "3.5",
+    "[\"a\", \"b\"]",
+    "{\"k\": \"v\", \"n\": [1, 2]}",
+    "grep -rn '<h1>' site/ && echo \"${HOME}\"",
+    "line one\nline two\n",
+    "  spaced  ",
+    "</parameter> not the end",
+    "text with invoke> inside",
+    "x </invoke> y",
+    "```\ncode\n```",
+    "中文内容 😀",
+    "C:\\Users\\a\\b",
+    "",
+    "cat <<'EOF'\nhi\nEOF",
+];
+
+const RESIDUE: &[&str] = &["court", "course", "count", "call"];
+
+/// One reply.
+pub fn call_shaped(rng: &mut Rng) -> GenReply {
+    let mut text = String::new();
+    // Prose before.
+    for _ in 0..rng.below(3) {
+        text.push_str(rng.pick(PROSE));
+        text.push_str(rng.pick(&["\n", "\n\n", " "]));
+    }
+    if rng.chance(8) {
+        text.push_str("```\n<invoke name=\"quoted\">\n</invoke>\n```\n");
+    }
+    if rng.chance(6) {
+        text.push_str("{\"tool_name\": \"response\", \"tool_args\": {\"text\": \"hi\"}}\n");
+    }
+    let calls = match rng.below(10) {
+        0 => 0,
+        1..=6 => 1,
+        7 | 8 => 2,
+        _ => 3,
+    };
+    for c in 0..calls {
+        residue(rng, &mut text);
+        call(rng, &mut text, c);
+        text.push_str(rng.pick(&["\n", "\n\n", "", " "]));
+        if rng.chance(15) {
+            text.push_str("<function_results>made up</function_results>\n");
+        }
+    }
+    if rng.chance(5) {
+        text.push_str("\n{\"tool_name\": \"response\", \"tool_args\": {\"text\": \"fixed\"}}");
+    }
+    if rng.chance(10) {
+        // A loop tail.
+        let unit = rng.pick(&[
+            "court\n",
+            "<invoke name=\"\">\n</invoke>\n",
+            "<invoke_placeholder>\n",
+        ]);
+        for _ in 0..rng.below(400) {
+            text.push_str(unit);
+        }
+    }
+    let mut finish = rng.pick(&["stop", "stop", "unknown", "max_tokens", "stop_sequence"]);
+    if rng.chance(20) && !text.is_empty() {
+        // Cut at a random character boundary, the way a stop string or max_tokens leaves it.
+        let mut at = rng.below(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+        if rng.chance(50) {
+            text.push_str(rng.pick(&["</", "</ant\u{6d}l:"]));
+            finish = "stop_sequence";
+        }
+    }
+    GenReply { text, finish }
+}
+
+fn residue(rng: &mut Rng, text: &mut String) {
+    match rng.below(6) {
+        0 => {
+            text.push_str(rng.pick(RESIDUE));
+            text.push('\n');
+        }
+        1 => {
+            text.push('\n');
+            text.push_str(rng.pick(RESIDUE));
+        }
+        2 => {
+            text.push_str(". ");
+            text.push_str(rng.pick(RESIDUE));
+            text.push('\n');
+        }
+        _ => {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+}
+
+/// The prefix to put on one tag: none, on every tag, or on some.
+fn ns(rng: &mut Rng, style: usize) -> &'static str {
+    match style {
+        1 => NS,
+        2 if rng.chance(50) => NS,
+        _ => "",
+    }
+}
+
+/// The wrapper's name and prefix: `function_calls` in the call's prefix style, or MiniMax's
+/// `minimax:tool_call` around bare tags (style 3).
+fn wrapper(rng: &mut Rng, style: usize) -> String {
+    if style == 3 {
+        "minimax:tool_call".to_owned()
+    } else {
+        format!("{}function_calls", ns(rng, style))
+    }
+}
+
+fn call(rng: &mut Rng, text: &mut String, index: usize) {
+    let style = rng.below(4);
+    let sep = rng.pick(&["\n", "\n", " ", ""]);
+    let wrapped = style == 3 || rng.chance(30);
+    if wrapped {
+        let w = wrapper(rng, style);
+        text.push_str(&format!("<{w}>{sep}"));
+    }
+    let style = if style == 3 { 0 } else { style };
+    let tool = if index == 0 && rng.chance(70) {
+        TOOLS[rng.below(4)]
+    } else {
+        rng.pick(TOOLS)
+    };
+    let quote = if rng.chance(10) { '\'' } else { '"' };
+    let p = ns(rng, style);
+    let extra = if rng.chance(10) {
+        " string=\"true\""
+    } else {
+        ""
+    };
+    text.push_str(&format!("<{p}invoke name={quote}{tool}{quote}>{sep}"));
+    for _ in 0..rng.below(5) {
+        let name = rng.pick(PARAMS);
+        let value = rng.pick(VALUES);
+        let p = ns(rng, style);
+        if rng.chance(5) {
+            text.push_str(&format!("<{p}parameter name=\"{name}\"{extra}/>{sep}"));
+            continue;
+        }
+        let q = ns(rng, style);
+        text.push_str(&format!(
+            "<{p}parameter name=\"{name}\"{extra}>{value}</{q}parameter>{sep}"
+        ));
+    }
+    let p = ns(rng, style);
+    let closer = match rng.below(20) {
+        0 => format!("</{p}invoke >"),
+        1 => format!("</{p}invoke\n>"),
+        2 => String::new(),
+        _ => format!("</{p}invoke>"),
+    };
+    text.push_str(&closer);
+    if wrapped && rng.chance(70) {
+        let w = wrapper(rng, style);
+        text.push_str(&format!("{sep}</{w}>"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_vary_and_repeat_by_seed() {
+        let mut a = Rng::new(5);
+        let mut b = Rng::new(5);
+        let xs: Vec<GenReply> = (0..50).map(|_| call_shaped(&mut a)).collect();
+        let ys: Vec<GenReply> = (0..50).map(|_| call_shaped(&mut b)).collect();
+        assert_eq!(xs, ys);
+        assert!(xs.iter().any(|r| r.text.contains(NS)));
+        assert!(xs.iter().any(|r| r.text.contains("<invoke")));
+        assert!(xs.iter().filter(|r| r.text.contains("invoke")).count() > 25);
+    }
+}
