@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::util::{self, cargo, root};
 
 /// Crates that carry criterion benches.
-const BENCHED: &[&str] = &["ctb-json", "claude-tool-bridge"];
+const BENCHED: &[&str] = &["ctb-invoke", "ctb-json", "claude-tool-bridge"];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
