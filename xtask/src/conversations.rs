@@ -1,5 +1,5 @@
-//! Conversation replay: runs `fixtures/conversations/*.json` through a [`Session`] against a
-//! simulated provider and prints what the bridge changed.
+//! Conversation replay: runs `fixtures/conversations/*.json` through a session against the
+//! simulated provider (`ctb_fixtures::replay`) and prints what the bridge changed.
 //!
 //! The provider: each attempt's `text` is the full reply the model would write. The request's
 //! stop list cuts it the way Anthropic does (the output ends before the first stop string that
@@ -16,28 +16,9 @@
 //! `finish`), single-threaded, so close to CPU time.
 
 use std::path::Path;
-use std::time::Instant;
 
-use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
-use ctb_testkit::{Rng, files_with_extension, provider_cut, random_chunks};
-use serde_json::Value;
-
-/// Requests per turn before the replay gives up on a turn (a bug guard: the session allows
-/// two discards in a row).
-const MAX_REQUESTS_PER_TURN: usize = 8;
-
-struct Attempt {
-    text: String,
-    finish: String,
-}
-
-struct Conversation {
-    name: String,
-    model: String,
-    model_stops: Vec<String>,
-    finish_reported: bool,
-    turns: Vec<Vec<Attempt>>,
-}
+use claude_tool_bridge::{Catalog, Outcome};
+use ctb_fixtures::{Request, Streaming, load_conversations, replay, usable_by_agent_zero};
 
 #[derive(Default, Clone, Copy)]
 struct Tally {
@@ -64,12 +45,37 @@ impl Tally {
         self.micros_total += o.micros_total;
         self.micros_max = self.micros_max.max(o.micros_max);
     }
+
+    fn of(requests: &[Request]) -> Self {
+        let mut t = Tally::default();
+        for r in requests {
+            t.replies += 1;
+            t.chars_avoided += r.saved_chars;
+            t.micros_total += r.micros;
+            t.micros_max = t.micros_max.max(r.micros);
+            if r.request == 1 {
+                t.turns += 1;
+                if !r.usable_without {
+                    t.unusable_without += 1;
+                }
+            }
+            if r.decision.outcome == Outcome::Discard {
+                t.discards += 1;
+                if r.decision.retry_without_stops {
+                    t.reask_without_stops += 1;
+                }
+            } else if !usable_by_agent_zero(&r.decision.reply) {
+                t.unusable_with += 1;
+            }
+        }
+        t
+    }
 }
 
-/// Replays every conversation in `dir` and prints the table.
+/// Replays every conversation in `dir/conversations` and prints the table.
 pub(crate) fn run(dir: &Path) -> Result<(), String> {
-    let files = files_with_extension(dir, "json")?;
-    if files.is_empty() {
+    let conversations = load_conversations(dir)?;
+    if conversations.is_empty() {
         return Err(format!("no conversations in {}", dir.display()));
     }
     let catalog = Catalog::agent_zero();
@@ -78,9 +84,12 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
         "conversation", "turns", "bad-", "bad+", "disc", "re-ask", "saved", "us/reply", "us max"
     );
     let mut total = Tally::default();
-    for (index, path) in files.iter().enumerate() {
-        let conv = load(path)?;
-        let tally = replay(&conv, &catalog, 0x5EED_0000 + index as u64)?;
+    for (index, conv) in conversations.iter().enumerate() {
+        let streaming = Streaming::Random {
+            seed: 0x5EED_0000 + index as u64,
+            max: 24,
+        };
+        let tally = Tally::of(&replay(conv, &catalog, streaming)?);
         print_row(&conv.name, &tally);
         total.add(&tally);
     }
@@ -106,137 +115,4 @@ fn print_row(name: &str, t: &Tally) {
         mean,
         t.micros_max
     );
-}
-
-fn load(path: &Path) -> Result<Conversation, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bad = |what: &str| format!("{}: {what}", path.display());
-    let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut turns = Vec::new();
-    for turn in v
-        .get("turns")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no turns"))?
-    {
-        let mut attempts = Vec::new();
-        for a in turn
-            .get("attempts")
-            .and_then(Value::as_array)
-            .ok_or_else(|| bad("no attempts"))?
-        {
-            attempts.push(Attempt {
-                text: str_of(a, "text").ok_or_else(|| bad("attempt without text"))?,
-                finish: str_of(a, "finish").unwrap_or_else(|| "stop".to_owned()),
-            });
-        }
-        if attempts.is_empty() {
-            return Err(bad("a turn without attempts"));
-        }
-        turns.push(attempts);
-    }
-    Ok(Conversation {
-        name: str_of(&v, "name").unwrap_or_else(|| path.display().to_string()),
-        model: str_of(&v, "model").unwrap_or_else(|| "anthropic/claude-sonnet-5-5".to_owned()),
-        model_stops: v
-            .get("model_stops")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        finish_reported: v
-            .get("finish_reported")
-            .and_then(Value::as_bool)
-            .unwrap_or(true),
-        turns,
-    })
-}
-
-/// Agent Zero's rule: the reply is exactly one JSON tool request.
-pub(crate) fn usable_by_agent_zero(reply: &str) -> bool {
-    match serde_json::from_str::<Value>(reply.trim()) {
-        Ok(Value::Object(map)) => {
-            map.get("tool_name")
-                .and_then(Value::as_str)
-                .is_some_and(|s| !s.is_empty())
-                && map.get("tool_args").is_some_and(Value::is_object)
-        }
-        _ => false,
-    }
-}
-
-fn replay(conv: &Conversation, catalog: &Catalog, seed: u64) -> Result<Tally, String> {
-    let mut rng = Rng::new(seed);
-    let mut session = Session::new(Config::default());
-    let mut t = Tally::default();
-    for (turn_no, attempts) in conv.turns.iter().enumerate() {
-        t.turns += 1;
-        if !usable_by_agent_zero(&attempts[0].text) {
-            t.unusable_without += 1;
-        }
-        let mut delivered = None;
-        for request in 0..MAX_REQUESTS_PER_TURN {
-            let attempt = &attempts[request.min(attempts.len() - 1)];
-            let started = Instant::now();
-            let plan = session.begin_turn(&conv.model, &conv.model_stops);
-            let mut elapsed = started.elapsed().as_secs_f64();
-            // The provider.
-            let (output, mut finish) = match provider_cut(&attempt.text, &plan.stops) {
-                Some(cut) => {
-                    t.chars_avoided += attempt.text[cut.stop_end..].chars().count();
-                    (&attempt.text[..cut.output_end], FinishReason::StopSequence)
-                }
-                None => (
-                    attempt.text.as_str(),
-                    FinishReason::from_name(&attempt.finish),
-                ),
-            };
-            // The stream, in seeded random deltas.
-            let started = Instant::now();
-            let mut reply = None;
-            for delta in random_chunks(output, &mut rng, 24) {
-                if let Some(stopped) = session.feed(delta, catalog) {
-                    reply = Some(stopped);
-                    finish = FinishReason::Stop;
-                    break;
-                }
-            }
-            let reply = reply.unwrap_or_else(|| output.to_owned());
-            if !conv.finish_reported {
-                finish = FinishReason::Unknown;
-            }
-            let decision = session
-                .finish(&reply, finish, catalog)
-                .map_err(|e| format!("{}: {e}", conv.name))?;
-            elapsed += started.elapsed().as_secs_f64();
-            let micros = elapsed * 1e6;
-            t.replies += 1;
-            t.micros_total += micros;
-            t.micros_max = t.micros_max.max(micros);
-            if decision.outcome == Outcome::Discard {
-                t.discards += 1;
-                if decision.retry_without_stops {
-                    t.reask_without_stops += 1;
-                }
-                continue;
-            }
-            delivered = Some(decision.reply);
-            break;
-        }
-        let Some(delivered) = delivered else {
-            return Err(format!(
-                "{}: turn {} was still discarded after {MAX_REQUESTS_PER_TURN} requests",
-                conv.name,
-                turn_no + 1
-            ));
-        };
-        if !usable_by_agent_zero(&delivered) {
-            t.unusable_with += 1;
-        }
-    }
-    Ok(t)
 }

@@ -12,10 +12,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         _ => return Err("usage: cargo xtask replay [FIXTURES_DIR]".to_owned()),
     };
     replies(&dir)?;
-    let conversations = dir.join("conversations");
-    if conversations.is_dir() {
+    if dir.join("conversations").is_dir() {
         println!();
-        crate::conversations::run(&conversations)?;
+        crate::conversations::run(&dir)?;
     }
     Ok(())
 }

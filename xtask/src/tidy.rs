@@ -145,3 +145,23 @@ fn ci_runs_the_readme_test_command() {
     let readme = read(&root().join("README.md"));
     assert!(readme.contains("cargo xtask test") && readme.contains("cargo xtask replay"));
 }
+
+/// The committed fixtures are exactly what their generators write (the prefixed tags are built
+/// from parts there, so nobody edits the files by hand).
+#[test]
+fn fixtures_match_their_generators() {
+    for script in ["fixtures/generate.py", "fixtures/conversations/generate.py"] {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let out = std::process::Command::new(&python)
+            .arg(root().join(script))
+            .arg("--check")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {python} {script}: {e}"));
+        assert!(
+            out.status.success(),
+            "{script} --check: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

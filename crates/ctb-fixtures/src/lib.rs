@@ -1,8 +1,12 @@
-//! Loads the reply fixtures in `fixtures/replies/` (internal to this workspace).
+//! The project's fixtures, ready to run through the bridge (internal to this workspace).
 //!
-//! A fixture is a pair of files: `NAME.txt`, the reply exactly as the model wrote it, and
-//! `NAME.json`, its sidecar: `note`, `tools` (`"agent_zero"` or a list of catalog paths
-//! relative to `fixtures/`), `finish_reason`, and `expect: {outcome, reason}`.
+//! [`ctb_testkit::files`] reads the files; this crate gives them the bridge's types and runs
+//! them, the one way every harness and `cargo xtask replay` does:
+//!
+//! - [`load_replies`]: every reply fixture with its catalog and finish reason; [`ReplyFixture::run`]
+//!   decides it with a fresh session;
+//! - [`replay`]: one conversation against the simulated provider
+//!   ([`ctb_testkit::provider_cut`]), request by request, following discards and re-asks.
 //!
 //! ```no_run
 //! let fixtures = ctb_fixtures::load_replies(&ctb_fixtures::fixtures_dir()).unwrap();
@@ -13,13 +17,16 @@
 //! ```
 
 use std::path::Path;
+use std::time::Instant;
 
-use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Session};
-use serde_json::Value;
+use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Session};
+use ctb_testkit::files::{Conversation, ReplyFile};
+use ctb_testkit::{Rng, provider_cut, random_chunks};
 
-/// The model name the fixtures are run as: a covered Claude model.
+/// The model name the reply fixtures are run as: a covered Claude model.
 pub const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
+pub use ctb_testkit::files::conversations as load_conversations;
 pub use ctb_testkit::fixtures_dir;
 
 /// One reply fixture, ready to run.
@@ -52,43 +59,29 @@ impl ReplyFixture {
     }
 }
 
-/// Loads every `*.txt` fixture of `dir/replies`, sorted by name.
+/// Loads every reply fixture of `dir/replies`, sorted by name.
 pub fn load_replies(dir: &Path) -> Result<Vec<ReplyFixture>, String> {
-    let paths = ctb_testkit::files_with_extension(&dir.join("replies"), "txt")?;
-    paths.iter().map(|p| load_one(dir, p)).collect()
+    ctb_testkit::files::reply_files(dir)?
+        .into_iter()
+        .map(|f| fixture(dir, f))
+        .collect()
 }
 
-fn load_one(dir: &Path, path: &Path) -> Result<ReplyFixture, String> {
-    let name = ctb_testkit::stem(path);
-    let err = |what: &str, e: &dyn std::fmt::Display| format!("{name}: {what}: {e}");
-    let reply = std::fs::read_to_string(path).map_err(|e| err("reply", &e))?;
-    let side_path = path.with_extension("json");
-    let side = std::fs::read_to_string(&side_path).map_err(|e| err("sidecar", &e))?;
-    let sidecar: Value = serde_json::from_str(&side).map_err(|e| err("sidecar", &e))?;
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+fn fixture(dir: &Path, f: ReplyFile) -> Result<ReplyFixture, String> {
     Ok(ReplyFixture {
-        catalog: catalog(dir, sidecar.get("tools")).map_err(|e| err("tools", &e))?,
-        finish: sidecar
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map_or(FinishReason::Unknown, FinishReason::from_name),
-        note: text(&sidecar["note"]),
-        expect_outcome: text(&sidecar["expect"]["outcome"]),
-        expect_reason: text(&sidecar["expect"]["reason"]),
-        name,
-        reply,
+        catalog: catalog(dir, &f.tools).map_err(|e| format!("{}: tools: {e}", f.name))?,
+        finish: FinishReason::from_name(&f.finish),
+        note: f.note,
+        expect_outcome: f.expect_outcome,
+        expect_reason: f.expect_reason,
+        name: f.name,
+        reply: f.text,
     })
 }
 
-fn catalog(dir: &Path, tools: Option<&Value>) -> Result<Catalog, String> {
-    let list = match tools {
-        None | Some(Value::Null) => return Ok(Catalog::agent_zero()),
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-        Some(other) => return Err(format!("expected a name or a list, got {other}")),
-    };
+fn catalog(dir: &Path, tools: &[String]) -> Result<Catalog, String> {
     let mut catalog = Catalog::new();
-    for rel in list {
+    for rel in tools {
         if rel == "agent_zero" {
             catalog.extend(Catalog::agent_zero());
             continue;
@@ -97,4 +90,146 @@ fn catalog(dir: &Path, tools: Option<&Value>) -> Result<Catalog, String> {
         catalog.extend(Catalog::from_text(&text).map_err(|e| format!("{rel}: {e}"))?);
     }
     Ok(catalog)
+}
+
+/// Requests per turn before a replay gives up on a turn (a bug guard: the session allows two
+/// discards in a row).
+pub const MAX_REQUESTS_PER_TURN: usize = 8;
+
+/// How a replay streams each reply to the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streaming {
+    /// The whole output in one delta.
+    OnePiece,
+    /// Seeded random deltas of 1 to `max` bytes (moved to character boundaries).
+    Random {
+        /// The seed.
+        seed: u64,
+        /// The largest delta.
+        max: usize,
+    },
+}
+
+/// One request of a replayed conversation.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Turn number, from 1.
+    pub turn: usize,
+    /// Request number within the turn, from 1.
+    pub request: usize,
+    /// The stop list sent.
+    pub stops: Vec<String>,
+    /// Whether the model was covered.
+    pub covered: bool,
+    /// The finish reason handed to `finish`.
+    pub finish: FinishReason,
+    /// Bytes the provider's stop cut from the attempt (the stop string included).
+    pub cut_bytes: usize,
+    /// Characters the model did not write because a stop string ended the reply (what followed
+    /// the matched stop string).
+    pub saved_chars: usize,
+    /// Whether the attempt's full text, as is, is a reply Agent Zero can use.
+    pub usable_without: bool,
+    /// The decision.
+    pub decision: Decision,
+    /// Time spent in the session (`begin_turn`, every `feed`, `finish`).
+    pub micros: f64,
+}
+
+/// Agent Zero's rule: the reply is exactly one JSON tool request.
+pub fn usable_by_agent_zero(reply: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(reply.trim()) {
+        Ok(serde_json::Value::Object(map)) => {
+            map.get("tool_name")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|s| !s.is_empty())
+                && map
+                    .get("tool_args")
+                    .is_some_and(serde_json::Value::is_object)
+        }
+        _ => false,
+    }
+}
+
+/// Replays `conv` with a fresh session: for every turn, requests until a decision is not a
+/// discard. The provider cuts each attempt at the first stop string the request carries (the
+/// output ends before it; finish `stop_sequence`), else the attempt ends with its own finish;
+/// the output is streamed per `streaming`, and an early stop's text becomes the reply.
+pub fn replay(
+    conv: &Conversation,
+    catalog: &Catalog,
+    streaming: Streaming,
+) -> Result<Vec<Request>, String> {
+    let mut rng = match streaming {
+        Streaming::Random { seed, .. } => Rng::new(seed),
+        Streaming::OnePiece => Rng::new(0),
+    };
+    let mut session = Session::new(Config::default());
+    let mut out = Vec::new();
+    for (turn, attempts) in conv.turns.iter().enumerate() {
+        let mut done = false;
+        for request in 0..MAX_REQUESTS_PER_TURN {
+            let attempt = &attempts[request.min(attempts.len() - 1)];
+            let started = Instant::now();
+            let plan = session.begin_turn(&conv.model, &conv.model_stops);
+            let mut elapsed = started.elapsed().as_secs_f64();
+            let (output, mut finish, saved_chars) = match provider_cut(&attempt.text, &plan.stops) {
+                Some(cut) => (
+                    &attempt.text[..cut.output_end],
+                    FinishReason::StopSequence,
+                    attempt.text[cut.stop_end..].chars().count(),
+                ),
+                None => (
+                    attempt.text.as_str(),
+                    FinishReason::from_name(&attempt.finish),
+                    0,
+                ),
+            };
+            let pieces = match streaming {
+                Streaming::OnePiece => vec![output],
+                Streaming::Random { max, .. } => random_chunks(output, &mut rng, max),
+            };
+            let started = Instant::now();
+            let mut reply = output.to_owned();
+            for delta in pieces {
+                if let Some(stopped) = session.feed(delta, catalog) {
+                    reply = stopped;
+                    finish = FinishReason::Stop;
+                    break;
+                }
+            }
+            if !conv.finish_reported {
+                finish = FinishReason::Unknown;
+            }
+            let decision = session
+                .finish(&reply, finish, catalog)
+                .map_err(|e| format!("{}: {e}", conv.name))?;
+            elapsed += started.elapsed().as_secs_f64();
+            let discard = decision.outcome == Outcome::Discard;
+            out.push(Request {
+                turn: turn + 1,
+                request: request + 1,
+                stops: plan.stops,
+                covered: plan.covered,
+                finish,
+                cut_bytes: attempt.text.len() - output.len(),
+                saved_chars,
+                usable_without: usable_by_agent_zero(&attempt.text),
+                decision,
+                micros: elapsed * 1e6,
+            });
+            if !discard {
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(format!(
+                "{}: turn {} was still discarded after {MAX_REQUESTS_PER_TURN} requests",
+                conv.name,
+                turn + 1
+            ));
+        }
+    }
+    Ok(out)
 }

@@ -1,16 +1,16 @@
-//! The guard against every reply fixture (`fixtures/replies/*.txt`) and conversation attempt
-//! (`fixtures/conversations/*.json`).
+//! The guard against every reply fixture (`fixtures/replies/*.txt`).
 
 use ctb_guard::{END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN};
 use ctb_invoke::{Found, find_first_call};
-use ctb_testkit::{files_with_extension, fixtures_dir, stem};
+use ctb_testkit::files::reply_files;
+use ctb_testkit::fixtures_dir;
 
 /// Every reply fixture: (name, text).
 fn replies() -> Vec<(String, String)> {
-    files_with_extension(&fixtures_dir().join("replies"), "txt")
+    reply_files(&fixtures_dir())
         .unwrap()
-        .iter()
-        .map(|p| (stem(p), std::fs::read_to_string(p).unwrap()))
+        .into_iter()
+        .map(|f| (f.name, f.text))
         .collect()
 }
 

@@ -2,7 +2,8 @@
 //!
 //! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
 //! so every harness draws the same way and no test needs a `rand` dependency; the one
-//! simulated provider ([`provider_cut`]); and the one way harnesses find their fixture files.
+//! simulated provider ([`provider_cut`]); the one way harnesses find and read their fixture
+//! files ([`files`]); and a generator of call-shaped replies ([`replies`]).
 //!
 //! ```
 //! use ctb_testkit::{Rng, random_chunks};
@@ -16,12 +17,10 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod files;
 pub mod replies;
 
-/// The workspace's `fixtures/` folder.
-pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
+pub use files::fixtures_dir;
 
 /// The files of `dir` whose extension is `ext`, sorted by name. A folder that cannot be read
 /// is an error, so a harness never passes by finding nothing.
