@@ -62,8 +62,11 @@ fn streamed(text: &str, piece: usize) -> bool {
     matches!(sc.finish(text), Found::Call(_))
 }
 
+/// A named shape and how to build it at a size.
+type Shape = (&'static str, fn(usize) -> String);
+
 fn bench(c: &mut Criterion) {
-    let shapes: [(&str, fn(usize) -> String); 4] = [
+    let shapes: [Shape; 4] = [
         ("many_params", many_params),
         ("fence_line", fence_line),
         ("quoted_closers", quoted_closers),
