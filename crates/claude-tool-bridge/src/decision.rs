@@ -1,5 +1,6 @@
 //! What the bridge decided about one reply.
 
+use ctb_invoke::Family;
 use serde::Serialize;
 
 /// The kind of decision.
@@ -112,6 +113,19 @@ pub struct Decision {
     /// For a discard: ask again with the stop strings off.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub retry_without_stops: bool,
+    /// For a translation: the markup family the call was written in.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "family_code"
+    )]
+    pub family: Option<Family>,
+}
+
+fn family_code<S: serde::Serializer>(family: &Option<Family>, s: S) -> Result<S::Ok, S::Error> {
+    match family {
+        Some(f) => s.serialize_str(f.code()),
+        None => s.serialize_none(),
+    }
 }
 
 impl Decision {
@@ -123,6 +137,7 @@ impl Decision {
             request: None,
             reason,
             retry_without_stops: false,
+            family: None,
         }
     }
 }

@@ -47,14 +47,17 @@ mod config;
 mod decision;
 mod request;
 mod session;
+mod tool_call;
 mod translate;
 
 pub use config::{Config, ConfigError};
 pub use ctb_guard::FinishReason;
+pub use ctb_invoke::Family;
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
 pub use request::render_request;
 pub use session::{Session, SessionError, TurnPlan};
+pub use tool_call::{ToolCall, first_call};
 pub use translate::{MAX_REPLY_BYTES, holds_json_request, translate};
 
 /// The README's examples, run as doctests.

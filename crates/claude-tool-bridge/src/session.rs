@@ -192,7 +192,9 @@ impl Session {
         if full {
             turn.done = true;
         }
-        memchr::memchr(b'>', piece.as_bytes())?;
+        if !holds_gt(piece.as_bytes()) {
+            return None;
+        }
         let stop = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             early_stop_for(turn, catalog)
         }));
@@ -263,6 +265,7 @@ impl Session {
                     request: None,
                     reason,
                     retry_without_stops,
+                    family: None,
                 }
             }
         };
@@ -345,6 +348,16 @@ impl Session {
     }
 }
 
+/// Whether `bytes` holds a `>`: a plain loop for a streamed delta (a few bytes, where setting
+/// up a vectorised search costs more than it saves), `memchr` for longer text.
+fn holds_gt(bytes: &[u8]) -> bool {
+    if bytes.len() < 64 {
+        bytes.contains(&b'>')
+    } else {
+        memchr::memchr(b'>', bytes).is_some()
+    }
+}
+
 /// The early stop for what `turn` has received: when the first call is complete and
 /// translates, the text to hand on (and the decision, kept for `finish`).
 fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
@@ -406,5 +419,6 @@ fn prose_decision(text: &str) -> Decision {
         request: Some(request),
         reason: Reason::Prose,
         retry_without_stops: false,
+        family: None,
     }
 }

@@ -2,7 +2,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ctb_invoke::{Call, Found, NoCall, Scanner};
+use ctb_invoke::{Args, Call, Found, NoCall, Param, Scanner};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
 
@@ -127,6 +127,7 @@ pub(crate) fn decide_found(
                 request: Some(request),
                 reason: Reason::Translated,
                 retry_without_stops: false,
+                family: Some(call.family),
             }
         };
     Analysis {
@@ -198,7 +199,25 @@ const HEADLINE: &str = "headline";
 const TOOL_ARGS: &str = "tool_args";
 const ARGS: &str = "args";
 
+/// A call made ready for a request: the tool's typed arguments and what was lifted out of them.
+pub(crate) struct Built {
+    pub(crate) thoughts: Vec<String>,
+    pub(crate) headline: Option<String>,
+    pub(crate) args: Map<String, Value>,
+}
+
 fn build_request(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Value, Reason> {
+    let built = build_call(reply, call, catalog)?;
+    let headline = built
+        .headline
+        .unwrap_or_else(|| default_headline(call.name, &built.args));
+    Ok(request(built.thoughts, headline, call.name, built.args))
+}
+
+/// Looks the tool up, types the arguments and lifts `thoughts`, `headline` and an
+/// argument-wrapping `tool_args`/`args` out of them; checks that arguments are there and the
+/// required ones present.
+pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Built, Reason> {
     // A `tool:method` whose tool lists other methods but not this one is unknown. A listed base
     // tool (Agent Zero turns the method into an `action` argument), or the bare family name, is
     // known.
@@ -209,40 +228,102 @@ fn build_request(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Valu
         Some(found) => found.tool,
         None => return Err(Reason::UnknownTool),
     };
-    let mut thoughts = split_thoughts(&reply[..call.prose_end]);
-    let mut headline = None;
-    let mut args = Map::new();
-    for p in &call.params {
-        let declared = tool.param(p.name).is_some();
-        match p.name {
-            THOUGHTS if !declared => thoughts.extend(thoughts_param(p.value)),
-            HEADLINE if !declared => {
-                let h = p.value.trim();
-                if !h.is_empty() && headline.is_none() {
-                    headline = Some(h.to_owned());
-                }
-            }
-            TOOL_ARGS | ARGS if !declared => {
-                for (k, v) in wrapped_args(tool, p.value)? {
-                    args.entry(k).or_insert(v);
-                }
-            }
-            name => {
-                if !args.contains_key(name) {
-                    let v = tool.type_value(name, p.value).map_err(type_reason)?;
-                    args.insert(name.to_owned(), v);
+    let mut built = Built {
+        thoughts: split_thoughts(&reply[..call.prose_end]),
+        headline: None,
+        args: Map::new(),
+    };
+    match &call.args {
+        Args::Params(params) => {
+            for p in params {
+                let declared = tool.param(p.name).is_some();
+                match p.name {
+                    THOUGHTS if !declared => built.thoughts.extend(thoughts_param(p.value)),
+                    HEADLINE if !declared => built.set_headline(p.value),
+                    TOOL_ARGS | ARGS if !declared => {
+                        for (k, v) in wrapped_args(tool, p.value)? {
+                            built.args.entry(k).or_insert(v);
+                        }
+                    }
+                    name => {
+                        if !built.args.contains_key(name) {
+                            let v = type_param(tool, p)?;
+                            built.args.insert(name.to_owned(), v);
+                        }
+                    }
                 }
             }
         }
+        Args::Json(raw) => {
+            for (name, value) in json_args(raw)? {
+                let declared = tool.param(&name).is_some();
+                match name.as_str() {
+                    THOUGHTS if !declared => built.thoughts.extend(match value {
+                        Value::String(s) => thoughts_param(&s),
+                        other => thoughts_param(&other.to_string()),
+                    }),
+                    HEADLINE if !declared => {
+                        if let Value::String(h) = &value {
+                            built.set_headline(h);
+                        }
+                    }
+                    _ => {
+                        built.args.entry(name).or_insert(value);
+                    }
+                }
+            }
+            built.args = tool.type_json_args(built.args).map_err(type_reason)?;
+        }
     }
-    if args.is_empty() {
+    if built.args.is_empty() {
         return Err(Reason::NoArguments);
     }
-    if tool.missing_required(&args).is_some() {
+    if tool.missing_required(&built.args).is_some() {
         return Err(Reason::MissingArgument);
     }
-    let headline = headline.unwrap_or_else(|| default_headline(call.name, &args));
-    Ok(request(thoughts, headline, call.name, args))
+    Ok(built)
+}
+
+impl Built {
+    fn set_headline(&mut self, raw: &str) {
+        let h = raw.trim();
+        if !h.is_empty() && self.headline.is_none() {
+            self.headline = Some(h.to_owned());
+        }
+    }
+}
+
+/// One parameter's value, typed by the tool's schema (or usage examples). DeepSeek marks
+/// values `string="true"` or `string="false"`: where the tool declares no type for the
+/// parameter, `string="false"` means the value is JSON (`3`, `true`, `[1, 2]`), read as such
+/// when it reads; otherwise the schema decides and the value stays text by default.
+fn type_param(tool: &Tool, p: &Param<'_>) -> Result<Value, Reason> {
+    let untyped = tool
+        .param(p.name)
+        .is_none_or(|d| d.kinds().all(|k| k == ctb_schema::Kind::Any));
+    let json_marked = p
+        .attrs
+        .iter()
+        .any(|(k, v)| *k == "string" && v.trim().eq_ignore_ascii_case("false"));
+    if untyped && json_marked {
+        if let Ok(v) = ctb_json::parse(p.value.trim()) {
+            return Ok(v);
+        }
+    }
+    tool.type_value(p.name, p.value).map_err(type_reason)
+}
+
+/// Arguments written as one JSON object (or, as OpenAI's API writes them, as a string that
+/// holds one).
+fn json_args(raw: &str) -> Result<Map<String, Value>, Reason> {
+    match ctb_json::parse(raw) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(Value::String(s)) => match ctb_json::parse(&s) {
+            Ok(Value::Object(m)) => Ok(m),
+            _ => Err(Reason::BadArgument),
+        },
+        _ => Err(Reason::BadArgument),
+    }
 }
 
 fn type_reason(_: TypeError) -> Reason {
@@ -261,9 +342,25 @@ fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
     }
 }
 
+/// Tags around a reasoning block in the prose (`<think>...</think>`, as Qwen, DeepSeek and GLM
+/// write them): the tags go, the reasoning stays as thoughts.
+const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</thinking>"];
+
 /// The prose before the call as a list of thoughts: one per paragraph (blank-line separated),
-/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph.
+/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph. The
+/// tags of a reasoning block are dropped and its text kept: it is what the model thought.
 fn split_thoughts(prose: &str) -> Vec<String> {
+    let stripped;
+    let prose = if REASONING_TAGS.iter().any(|t| prose.contains(t)) {
+        let mut s = prose.to_owned();
+        for t in REASONING_TAGS {
+            s = s.replace(t, "\n\n");
+        }
+        stripped = s;
+        stripped.as_str()
+    } else {
+        prose
+    };
     let mut out = Vec::new();
     let mut current = String::new();
     let mut fence: Option<&str> = None;

@@ -221,12 +221,17 @@ fn scan(args: &[String]) -> Result<(), Failure> {
     let out = match ctb_invoke::find_first_call(&reply) {
         ctb_invoke::Found::Call(c) => json!({
             "found": "call",
+            "family": c.family.code(),
             "name": c.name,
-            "params": c.params.iter().map(|p| json!({
+            "params": c.params().iter().map(|p| json!({
                 "name": p.name,
                 "value": p.value,
                 "attrs": p.attrs.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
+            "json_args": match &c.args {
+                ctb_invoke::Args::Json(raw) => Some(*raw),
+                ctb_invoke::Args::Params(_) => None,
+            },
             "prose": &reply[..c.prose_end],
             "residue": c.residue.clone().map(|r| &reply[r]),
             "start": c.start,

@@ -38,7 +38,7 @@ fn loop_stops_never_match_an_ordinary_first_call_or_the_prose_before_it() {
             if let Some(at) = text.find(stop) {
                 // An ordinary call (with parameters) must be untouched by every loop stop; an
                 // empty call may only be cut when a second call follows it.
-                let ordinary = !call.params.is_empty();
+                let ordinary = !call.params().is_empty();
                 if at < call.end && (ordinary || at + stop.len() <= call.end) {
                     problems.push(format!("{name}: {stop:?} at {at} (call ends {})", call.end));
                 }
@@ -47,7 +47,7 @@ fn loop_stops_never_match_an_ordinary_first_call_or_the_prose_before_it() {
         // The end-of-call stop fires at the call's own closing tag, unless a parameter value
         // holds the string (a cut inside a parameter) or quoted text before the call does.
         if let Some(at) = text.find(END_OF_CALL) {
-            let in_value = call.params.iter().any(|p| p.value.contains(END_OF_CALL));
+            let in_value = call.params().iter().any(|p| p.value.contains(END_OF_CALL));
             if at < call.start {
                 early_in_prose.push(name.clone());
             } else if at + END_OF_CALL.len() != call.end && !in_value {

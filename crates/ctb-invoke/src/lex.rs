@@ -146,7 +146,11 @@ impl NameEnd {
         let cap = self.at + crate::vocab::MAX_NAME_BYTES;
         let limit = cap.min(text.len());
         let from = self.pos;
-        while self.pos < limit && is_name_byte(text[self.pos]) {
+        while self.pos < limit
+            && (is_name_byte(text[self.pos])
+                // DeepSeek's `｜DSML｜ name`: a space right after the full-width bar.
+                || text[self.pos] == b' ' && text[..self.pos].ends_with(FULL_WIDTH_BAR))
+        {
             self.pos += 1;
         }
         // The byte that ends the name is examined too.
@@ -161,9 +165,162 @@ impl NameEnd {
     }
 }
 
-/// A byte of a tag name or its prefix: ASCII letters, digits, `_`, `-` and the prefix colon.
+/// The full-width vertical bar around DeepSeek's namespace, as bytes.
+const FULL_WIDTH_BAR: &[u8] = "\u{ff5c}".as_bytes();
+
+/// A byte of a tag name or its prefix: ASCII letters, digits, `_`, `-`, the prefix colon, and
+/// the bytes of non-ASCII characters (DeepSeek's full-width `｜DSML｜` prefix; nom decides
+/// whether the run is a name).
 pub(crate) fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':')
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':') || b >= 0x80
+}
+
+/// Whether `text[at..]` starts with `lit`: `Ready(true)`/`Ready(false)` once decided, `Pending`
+/// while the text ends inside a prefix of `lit`. Reads at most `lit.len()` bytes.
+pub(crate) fn starts_with(text: &[u8], at: usize, lit: &str, meter: &mut Meter) -> Poll<bool> {
+    let lit = lit.as_bytes();
+    let have = &text[at.min(text.len())..];
+    let n = have.len().min(lit.len());
+    meter.read(at, at + n);
+    if have[..n] != lit[..n] {
+        Poll::Ready(false)
+    } else if n == lit.len() {
+        Poll::Ready(true)
+    } else {
+        Poll::Pending
+    }
+}
+
+/// Where a JSON value that starts at a `{` ends, found without parsing it: brackets are
+/// counted outside strings, so a closing tag written inside a string value does not end it.
+/// Resumable; no recursion (the depth is a counter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct JsonEnd {
+    pos: usize,
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonEnd {
+    /// A scan of the value whose `{` (or `[`) is at `at`.
+    pub(crate) fn new(at: usize) -> Self {
+        Self {
+            pos: at,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
+
+    /// `Ready(end)` just past the closing bracket once it has arrived.
+    pub(crate) fn poll(&mut self, text: &[u8], meter: &mut Meter) -> Poll<usize> {
+        let from = self.pos;
+        while self.pos < text.len() {
+            let b = text[self.pos];
+            self.pos += 1;
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        meter.read(from, self.pos);
+                        return Poll::Ready(self.pos);
+                    }
+                }
+                _ => {}
+            }
+        }
+        meter.read(from, self.pos);
+        Poll::Pending
+    }
+}
+
+/// The top-level members of a JSON object written in `text` (a complete value found by
+/// [`JsonEnd`]): each key (without its quotes, escapes left as written) and the text of its
+/// value. Linear; anything that is not a plain object gives no members.
+pub(crate) fn json_members(text: &str) -> Vec<(&str, &str)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = match b.iter().position(|c| !c.is_ascii_whitespace()) {
+        Some(i) if b[i] == b'{' => i + 1,
+        _ => return out,
+    };
+    loop {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b',') {
+            i += 1;
+        }
+        if i >= b.len() || b[i] != b'"' {
+            return out;
+        }
+        let key_start = i + 1;
+        let Some(key_end) = string_end(b, key_start) else {
+            return out;
+        };
+        i = key_end + 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() || b[i] != b':' {
+            return out;
+        }
+        i += 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let value_start = i;
+        let value_end = match b.get(i) {
+            Some(b'"') => match string_end(b, i + 1) {
+                Some(e) => e + 1,
+                None => return out,
+            },
+            Some(b'{' | b'[') => {
+                let mut scan = JsonEnd::new(i);
+                match scan.poll(b, &mut Meter::default()) {
+                    Poll::Ready(e) => e,
+                    Poll::Pending => return out,
+                }
+            }
+            Some(_) => {
+                let mut e = i;
+                while e < b.len() && !matches!(b[e], b',' | b'}') {
+                    e += 1;
+                }
+                e
+            }
+            None => return out,
+        };
+        out.push((
+            &text[key_start..key_end],
+            text[value_start..value_end].trim_end(),
+        ));
+        i = value_end;
+    }
+}
+
+/// The offset of the `"` that ends the JSON string whose first byte (after its opening quote)
+/// is at `from`.
+fn string_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Skips white space from `*pos`; `Some(offset)` of the first other byte, `None` when the text
@@ -251,6 +408,55 @@ mod tests {
         assert_eq!(
             end_in_pieces(&text, true, 100).0,
             Poll::Ready(Err(NotATag::TooLong))
+        );
+    }
+
+    #[test]
+    fn json_end_skips_closers_inside_strings() {
+        let text = r#"{"code": "echo '</tool_call>' \"}\"", "n": [1, {"a": 2}]} tail"#;
+        let end = text.find(" tail").unwrap();
+        for piece in [1, 3, 7, text.len()] {
+            let mut scan = JsonEnd::new(0);
+            let mut m = Meter::default();
+            let mut got = Poll::Pending;
+            let mut upto = 0;
+            while got == Poll::Pending && upto < text.len() {
+                upto = (upto + piece).min(text.len());
+                got = scan.poll(&text.as_bytes()[..upto], &mut m);
+            }
+            assert_eq!(got, Poll::Ready(end), "piece {piece}");
+            assert_eq!(m.work, end, "piece {piece}");
+        }
+    }
+
+    #[test]
+    fn top_level_members() {
+        let m = json_members(r#" {"name": "get_weather", "arguments": {"city": "a,b"}, "n": 3 }"#);
+        assert_eq!(
+            m,
+            [
+                ("name", "\"get_weather\""),
+                ("arguments", r#"{"city": "a,b"}"#),
+                ("n", "3")
+            ]
+        );
+        assert!(json_members("[1]").is_empty());
+    }
+
+    #[test]
+    fn literal_prefixes() {
+        let mut m = Meter::default();
+        assert_eq!(
+            starts_with(b"<|tool", 0, "<|tool_call_begin|>", &mut m),
+            Poll::Pending
+        );
+        assert_eq!(
+            starts_with(b"<|toolx", 0, "<|tool_call_begin|>", &mut m),
+            Poll::Ready(false)
+        );
+        assert_eq!(
+            starts_with(b"a<|call|>", 1, "<|call|>", &mut m),
+            Poll::Ready(true)
         );
     }
 

@@ -34,11 +34,15 @@
 //! ```
 
 mod call;
+mod glm;
+mod invoke;
+mod json_call;
 mod lex;
+mod qwen;
 mod scan;
 mod tag;
 pub mod vocab;
 
-pub use call::{Call, Param};
+pub use call::{Args, Call, Family, Param};
 pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

@@ -5,7 +5,7 @@ use nom::Parser as _;
 use crate::call::{Call, Parser, Start, Step};
 use crate::lex::Meter;
 use crate::tag;
-use crate::vocab::{CALL_TAG_NAMES, RESIDUE_WORDS, is_wrapper};
+use crate::vocab::{CALL_TAG_NAMES, RESIDUE_WORDS, START_TOKENS, is_wrapper};
 
 /// Why a text holds no call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,10 +398,14 @@ fn is_fence_start(body: &str) -> bool {
     b.len() >= 3 && (b[0] == b'`' || b[0] == b'~') && b[1] == b[0] && b[2] == b[0]
 }
 
-/// Whether a line's text mentions a call tag (quoted, since it was not a call): `invoke` or
-/// `function_calls` right after `<` or a prefix colon, and ending there (`<invoke_x>` is not).
+/// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
+/// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
+/// or a family's start token.
 fn mentions_call(line: &str) -> bool {
     let b = line.as_bytes();
+    if START_TOKENS.iter().any(|t| line.contains(t)) {
+        return true;
+    }
     b.iter().enumerate().any(|(at, &c)| {
         (c == b'<' || c == b':')
             && CALL_TAG_NAMES.iter().any(|word| {
@@ -462,15 +466,35 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
     }
 }
 
+/// Whether a call starts at the `<` that begins `body`: a call element (`<invoke`, Grok's
+/// `<xai:function_call`), a wrapper (`<function_calls>`, `<tool_call>`, ...), Qwen3-Coder's
+/// `<function=`, or a family's start token.
 fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
+    let mut undecided = false;
+    for token in START_TOKENS.iter().chain([&crate::qwen::FUNCTION_OPEN]) {
+        if body.starts_with(token) {
+            return Some(Ok(if *token == crate::qwen::FUNCTION_OPEN {
+                Start::Tag
+            } else {
+                Start::Token
+            }));
+        }
+        undecided |= token.starts_with(body);
+    }
     let n: tag::Res<'_, _> =
         nom::sequence::preceded(nom::character::streaming::char('<'), tag::name).parse(body);
     match n {
-        Ok((_, n)) if n.local == crate::vocab::INVOKE || is_wrapper(n.local) => {
+        Ok((_, n))
+            if n.local == crate::vocab::INVOKE
+                || is_wrapper(n.local)
+                || (n.prefix == Some("xai") && n.local == "function_call") =>
+        {
             Some(Ok(Start::Tag))
         }
+        Ok(_) if undecided => Some(Err(())),
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
+        Err(_) if undecided => Some(Err(())),
         Err(_) => None,
     }
 }

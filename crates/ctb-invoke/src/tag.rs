@@ -8,7 +8,7 @@
 use nom::branch::alt;
 use nom::bytes::streaming::{tag, take_till, take_while, take_while1};
 use nom::character::streaming::char;
-use nom::combinator::opt;
+use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, preceded};
 use nom::{IResult, Parser};
 
@@ -49,8 +49,22 @@ pub(crate) fn ws(i: &str) -> Res<'_, &str> {
     take_while(|c: char| c.is_ascii_whitespace()).parse(i)
 }
 
-/// `ns:local` or `local`.
+/// `ns:local`, `｜NS｜local` (DeepSeek's full-width namespace, as in `｜DSML｜invoke`; DeepSeek
+/// sometimes writes a space before the local name) or `local`.
 pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
+    if i.starts_with(FULL_WIDTH_BAR) || FULL_WIDTH_BAR.starts_with(i) {
+        let (rest, prefix) =
+            recognize((tag(FULL_WIDTH_BAR), ident, tag(FULL_WIDTH_BAR))).parse(i)?;
+        let (rest, _) = opt(char(' ')).parse(rest)?;
+        let (rest, local) = ident(rest)?;
+        return Ok((
+            rest,
+            Name {
+                prefix: Some(prefix),
+                local,
+            },
+        ));
+    }
     let (rest, first) = ident(i)?;
     match rest.strip_prefix(':') {
         Some(after) => {
@@ -72,6 +86,9 @@ pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
         )),
     }
 }
+
+/// The full-width vertical bar around DeepSeek's namespace.
+const FULL_WIDTH_BAR: &str = "\u{ff5c}";
 
 /// An attribute value: double-quoted, single-quoted, or bare up to a space or `>`.
 pub(crate) fn attr_value(i: &str) -> Res<'_, &str> {
@@ -219,6 +236,18 @@ mod tests {
             Err(nom::Err::Incomplete(_))
         ));
         assert!(matches!(open("<inv"), Err(nom::Err::Incomplete(_))));
+    }
+
+    #[test]
+    fn full_width_namespace() {
+        let (rest, n) = name("\u{ff5c}DSML\u{ff5c}invoke name").unwrap();
+        assert_eq!(
+            (n.prefix, n.local, rest),
+            (Some("\u{ff5c}DSML\u{ff5c}"), "invoke", " name")
+        );
+        assert!(matches!(name("\u{ff5c}DS"), Err(nom::Err::Incomplete(_))));
+        let (_, spaced) = name("\u{ff5c}DSML\u{ff5c} parameter>").unwrap();
+        assert_eq!(spaced.local, "parameter");
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub const ELEMENT_PARAMS: &[&str] = &[
 
 /// Tag names whose mention in a line (right after `<` or a prefix colon) marks the line as
 /// quoting a call.
-pub const CALL_TAG_NAMES: &[&str] = &[INVOKE, "function_calls"];
+pub const CALL_TAG_NAMES: &[&str] = &[INVOKE, "function_calls", "function_call", "tool_call"];
 
 /// Whether `local` names a wrapper element.
 pub(crate) fn is_wrapper(local: &str) -> bool {
@@ -49,3 +49,65 @@ pub const MAX_TAG_BYTES: usize = 1024;
 
 /// Longest tag name (prefix included) the grammar reads.
 pub const MAX_NAME_BYTES: usize = 128;
+
+/// Special tokens of the families that write them: Kimi K2.
+pub mod kimi {
+    /// Opens the section of calls.
+    pub const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
+    /// Opens one call (`functions.name:0` follows).
+    pub const CALL_BEGIN: &str = "<|tool_call_begin|>";
+    /// Between the call's name and its JSON arguments.
+    pub const ARGUMENT_BEGIN: &str = "<|tool_call_argument_begin|>";
+    /// Ends one call.
+    pub const CALL_END: &str = "<|tool_call_end|>";
+}
+
+/// Special tokens of DeepSeek V3 and V3.1 (full-width bars and `▁` in place of spaces).
+pub mod deepseek {
+    /// Opens the calls.
+    pub const CALLS_BEGIN: &str = "<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}>";
+    /// Opens one call.
+    pub const CALL_BEGIN: &str = "<\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>";
+    /// Between `function` (V3) or the name (V3.1) and what follows.
+    pub const SEP: &str = "<\u{ff5c}tool\u{2581}sep\u{ff5c}>";
+    /// Ends one call.
+    pub const CALL_END: &str = "<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}>";
+}
+
+/// Special tokens of StepFun's Step-3, which wrap Claude's form (`<steptml:invoke>`).
+pub mod step3 {
+    /// Opens the calls.
+    pub const CALLS_BEGIN: &str = "<\u{ff5c}tool_calls_begin\u{ff5c}>";
+    /// Opens one call.
+    pub const CALL_BEGIN: &str = "<\u{ff5c}tool_call_begin\u{ff5c}>";
+    /// Between `function` and the call.
+    pub const SEP: &str = "<\u{ff5c}tool_sep\u{ff5c}>";
+}
+
+/// gpt-oss (harmony) tokens.
+pub mod harmony {
+    /// Opens a message (`<|start|>assistant ...`).
+    pub const START: &str = "<|start|>";
+    /// Names the channel (`<|channel|>commentary to=functions.name`).
+    pub const CHANNEL: &str = "<|channel|>";
+    /// Opens the message body (the JSON arguments of a call).
+    pub const MESSAGE: &str = "<|message|>";
+    /// Ends a call.
+    pub const CALL: &str = "<|call|>";
+}
+
+/// Hermes-style calls: `<tool_call>{json}</tool_call>` (also the wrapper of Qwen3-Coder and
+/// GLM calls).
+pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
+
+/// The special tokens a call may start with, at a line start.
+pub const START_TOKENS: &[&str] = &[
+    kimi::SECTION_BEGIN,
+    kimi::CALL_BEGIN,
+    deepseek::CALLS_BEGIN,
+    deepseek::CALL_BEGIN,
+    step3::CALLS_BEGIN,
+    step3::CALL_BEGIN,
+    harmony::START,
+    harmony::CHANNEL,
+];

@@ -52,8 +52,8 @@ fn many_parameters_are_read_in_linear_work() {
     let Found::Call(call) = sc.finish(&text) else {
         panic!("no call")
     };
-    assert_eq!(call.params.len(), n);
-    assert_eq!(call.params[n - 1].name, format!("p{}", n - 1));
+    assert_eq!(call.params().len(), n);
+    assert_eq!(call.params()[n - 1].name, format!("p{}", n - 1));
     assert_linear("many params", sc.work(), text.len(), 6);
     let (early, last, work) = stream(&text, 4096);
     assert_eq!((early, last), (Some(text.len()), Some(text.len())));
@@ -70,7 +70,7 @@ fn repeated_parameter_names_keep_the_first_value_in_linear_work() {
     let Found::Call(call) = find_first_call(&text) else {
         panic!("no call")
     };
-    let got: Vec<(&str, &str)> = call.params.iter().map(|p| (p.name, p.value)).collect();
+    let got: Vec<(&str, &str)> = call.params().iter().map(|p| (p.name, p.value)).collect();
     assert_eq!(got, [("p0", "0"), ("p1", "1"), ("p2", "2")]);
 }
 

@@ -1,0 +1,239 @@
+//! GLM-4.5 to 4.7: `<tool_call>name`, then `<arg_key>key</arg_key>` and
+//! `<arg_value>value</arg_value>` pairs, then `</tool_call>`. GLM-4.5 puts line breaks between
+//! the parts, GLM-4.7 none.
+//!
+//! The name runs to the first line break or `<` and may hold no white space (so prose that
+//! happens to follow a `<tool_call>` tag is not a name). A value ends at the `</arg_value>`
+//! that is followed by the next `<arg_key>` or by `</tool_call>`. A key without its value
+//! (`<arg_value>` missing) breaks the call.
+
+use crate::call::{Body, RawParam, Spans, Step};
+use crate::lex::{Meter, Poll, next_lt, skip_ws, starts_with};
+
+const CALL_CLOSE: &str = "</tool_call>";
+const KEY_OPEN: &str = "<arg_key>";
+const KEY_CLOSE: &str = "</arg_key>";
+const VALUE_OPEN: &str = "<arg_value>";
+const VALUE_CLOSE: &str = "</arg_value>";
+
+/// Longest tool name or key read.
+const MAX_NAME: usize = 256;
+
+/// Whether `c` can start a GLM tool name right after `<tool_call>`.
+pub(crate) fn starts_name(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Glm {
+    pos: usize,
+    state: State,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// The tool name, from this offset.
+    Name(usize),
+    /// Between pairs: `<arg_key>` or `</tool_call>`.
+    Children,
+    /// A key, from this offset: up to `</arg_key>`.
+    Key(usize),
+    /// After a key: white space, then `<arg_value>`.
+    BeforeValue(RawParam),
+    /// A value.
+    Value { param: RawParam, at: ValueAt },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueAt {
+    Scan,
+    Lt(usize),
+    After { value_end: usize },
+    Next { value_end: usize, at: usize },
+}
+
+impl Glm {
+    /// A call whose name starts at `at` (just after `<tool_call>` and any white space).
+    pub(crate) fn new(at: usize) -> Self {
+        Self {
+            pos: at,
+            state: State::Name(at),
+        }
+    }
+}
+
+impl Body for Glm {
+    fn in_parameter(&self) -> bool {
+        matches!(
+            self.state,
+            State::Value {
+                at: ValueAt::Scan | ValueAt::Lt(_),
+                ..
+            }
+        )
+    }
+
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        let b = text.as_bytes();
+        loop {
+            let next = match &mut self.state {
+                State::Name(start) => {
+                    let start = *start;
+                    let limit = (start + MAX_NAME).min(b.len());
+                    let from = self.pos;
+                    let end = b[from..limit]
+                        .iter()
+                        .position(|&c| c == b'\n' || c == b'<')
+                        .map(|i| from + i);
+                    meter.read(from, end.map_or(limit, |e| e + 1));
+                    let Some(end) = end else {
+                        if limit == start + MAX_NAME {
+                            return Step::Failed(start);
+                        }
+                        self.pos = limit;
+                        return Step::Pending;
+                    };
+                    let name = text[start..end].trim_end();
+                    if name.is_empty() || name.contains(char::is_whitespace) {
+                        return Step::Failed(start);
+                    }
+                    spans.name = start..start + name.len();
+                    self.pos = end;
+                    State::Children
+                }
+                State::Children => {
+                    let Some(at) = skip_ws(b, &mut self.pos, meter) else {
+                        return Step::Pending;
+                    };
+                    if b[at] != b'<' {
+                        return Step::Failed(at);
+                    }
+                    match starts_with(b, at, CALL_CLOSE, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(true) => return Step::Done(at + CALL_CLOSE.len()),
+                        Poll::Ready(false) => {}
+                    }
+                    match starts_with(b, at, KEY_OPEN, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(true) => {
+                            self.pos = at + KEY_OPEN.len();
+                            State::Key(self.pos)
+                        }
+                        Poll::Ready(false) => return Step::Failed(at),
+                    }
+                }
+                State::Key(start) => {
+                    let start = *start;
+                    let Some(lt) = next_lt(b, &mut self.pos, meter) else {
+                        return Step::Pending;
+                    };
+                    if lt - start > MAX_NAME {
+                        return Step::Failed(start);
+                    }
+                    match starts_with(b, lt, KEY_CLOSE, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(false) => return Step::Failed(lt),
+                        Poll::Ready(true) => {
+                            let key = text[start..lt].trim();
+                            if key.is_empty() {
+                                return Step::Failed(start);
+                            }
+                            let ks = key.as_ptr() as usize - text.as_ptr() as usize;
+                            self.pos = lt + KEY_CLOSE.len();
+                            State::BeforeValue(RawParam {
+                                name: ks..ks + key.len(),
+                                value: 0..0,
+                                attrs: Vec::new(),
+                            })
+                        }
+                    }
+                }
+                State::BeforeValue(param) => {
+                    let Some(at) = skip_ws(b, &mut self.pos, meter) else {
+                        return Step::Pending;
+                    };
+                    match starts_with(b, at, VALUE_OPEN, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Ready(true) => {
+                            let start = at + VALUE_OPEN.len();
+                            self.pos = start;
+                            let mut param = param.clone();
+                            param.value = start..start;
+                            State::Value {
+                                param,
+                                at: ValueAt::Scan,
+                            }
+                        }
+                    }
+                }
+                State::Value { param, at } => match value_step(at, b, &mut self.pos, meter) {
+                    None => return Step::Pending,
+                    Some((value_end, next)) => {
+                        param.value.end = value_end;
+                        spans.params.push(param.clone());
+                        self.pos = next;
+                        State::Children
+                    }
+                },
+            };
+            self.state = next;
+        }
+    }
+}
+
+/// Advances a value's scan; `Some((value_end, next))` once it ended.
+fn value_step(
+    at: &mut ValueAt,
+    b: &[u8],
+    pos: &mut usize,
+    meter: &mut Meter,
+) -> Option<(usize, usize)> {
+    loop {
+        match *at {
+            ValueAt::Scan => {
+                let lt = next_lt(b, pos, meter)?;
+                *at = ValueAt::Lt(lt);
+            }
+            ValueAt::Lt(lt) => match starts_with(b, lt, VALUE_CLOSE, meter) {
+                Poll::Pending => return None,
+                Poll::Ready(true) => {
+                    *pos = lt + VALUE_CLOSE.len();
+                    *at = ValueAt::After { value_end: lt };
+                }
+                Poll::Ready(false) => {
+                    *pos = lt + 1;
+                    *at = ValueAt::Scan;
+                }
+            },
+            ValueAt::After { value_end } => {
+                let next = skip_ws(b, pos, meter)?;
+                *at = if b[next] == b'<' {
+                    ValueAt::Next {
+                        value_end,
+                        at: next,
+                    }
+                } else {
+                    ValueAt::Scan
+                };
+            }
+            ValueAt::Next {
+                value_end,
+                at: next,
+            } => {
+                let key = starts_with(b, next, KEY_OPEN, meter);
+                let close = starts_with(b, next, CALL_CLOSE, meter);
+                match (key, close) {
+                    (Poll::Ready(true), _) | (_, Poll::Ready(true)) => {
+                        return Some((value_end, next));
+                    }
+                    (Poll::Ready(false), Poll::Ready(false)) => {
+                        *pos = next;
+                        *at = ValueAt::Lt(next);
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+}
