@@ -169,7 +169,8 @@ impl Session {
     /// translates with `catalog` (so the caller never stops for a call that would then be
     /// left alone).
     ///
-    /// A call can only complete at a `>`, so a delta without one is just stored. The text
+    /// Only a call that ends in a `>` stops the stream, so a delta without one is just stored
+    /// (Grok's garbled closing tags end without it: those replies are decided whole). The text
     /// handed back ends at the call's end, or a little later when the bridge had to read that
     /// far to know it is the first call; [`Session::finish`] on exactly that text returns the
     /// decision made here. Every byte is read a bounded number of times whatever the deltas,
@@ -371,6 +372,12 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
         _ => return None,
     };
     turn.done = true;
+    // Deltas without a `>` are only stored, so the stream stops early only for a call that
+    // ends in one (every family's closing tag but Grok's garbled ones): whatever the split,
+    // the same calls stop it.
+    if !turn.buffer.as_bytes()[..call_end].ends_with(b">") {
+        return None;
+    }
     // The text up to the call's end, or as far as the scan read to know it is the first call:
     // as a whole reply, it has exactly this first call.
     let mut cut = call_end.max(turn.scanner.reach()).min(turn.buffer.len());

@@ -113,7 +113,11 @@ pub fn call_shaped(rng: &mut Rng) -> GenReply {
     };
     for c in 0..calls {
         residue(rng, &mut text);
-        call(rng, &mut text, c);
+        if rng.chance(40) {
+            other_family_call(rng, &mut text);
+        } else {
+            call(rng, &mut text, c);
+        }
         text.push_str(rng.pick(&["\n", "\n\n", "", " "]));
         if rng.chance(15) {
             text.push_str("<function_results>made up</function_results>\n");
@@ -237,6 +241,153 @@ fn call(rng: &mut Rng, text: &mut String, index: usize) {
     if wrapped && rng.chance(70) {
         let w = wrapper(rng, style);
         text.push_str(&format!("{sep}</{w}>"));
+    }
+}
+
+/// A JSON string literal for `value`.
+fn json_string(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON object of 0 to 3 random arguments (values holding the families' closing tokens
+/// sometimes).
+fn json_object(rng: &mut Rng) -> String {
+    let values = [
+        "ls -la",
+        "a </tool_call> b",
+        "x <|tool_call_end|> y",
+        "<｜tool▁call▁end｜>",
+        "<|call|>",
+        "中文 😀",
+        "{\"nested\": [1, 2]}",
+    ];
+    let members: Vec<String> = (0..rng.below(4))
+        .map(|_| {
+            let key = rng.pick(PARAMS);
+            match rng.below(4) {
+                0 => format!("{}: {}", json_string(key), rng.below(100)),
+                1 => format!("{}: true", json_string(key)),
+                _ => format!("{}: {}", json_string(key), json_string(rng.pick(&values))),
+            }
+        })
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
+/// A call in another family's form.
+fn other_family_call(rng: &mut Rng, text: &mut String) {
+    let tool = rng.pick(TOOLS);
+    let sep = rng.pick(&["\n", "", " "]);
+    match rng.below(8) {
+        0 => {
+            // Qwen3-Coder.
+            text.push_str(&format!("<tool_call>{sep}<function={tool}>{sep}"));
+            for _ in 0..rng.below(4) {
+                let v = rng.pick(&[
+                    "\nterminal\n",
+                    "ls",
+                    "a </parameter> b",
+                    "x\n</function>\ny",
+                    "",
+                ]);
+                text.push_str(&format!(
+                    "<parameter={}>{v}</parameter>{sep}",
+                    rng.pick(PARAMS)
+                ));
+            }
+            text.push_str(&format!("</function>{sep}</tool_call>"));
+        }
+        1 => {
+            // GLM.
+            text.push_str(&format!("<tool_call>{tool}{sep}"));
+            for _ in 0..rng.below(4) {
+                let v = rng.pick(&["Beijing", "a </arg_value> b", "5", "<arg_key>x</arg_key>"]);
+                text.push_str(&format!(
+                    "<arg_key>{}</arg_key>{sep}<arg_value>{v}</arg_value>{sep}",
+                    rng.pick(PARAMS)
+                ));
+            }
+            text.push_str("</tool_call>");
+        }
+        2 => {
+            // Hermes.
+            let obj = json_object(rng);
+            text.push_str(&format!(
+                "<tool_call>{sep}{{\"name\": {}, \"arguments\": {obj}}}{sep}</tool_call>",
+                json_string(tool)
+            ));
+        }
+        3 => {
+            // Kimi.
+            let obj = json_object(rng);
+            text.push_str(&format!(
+                "<|tool_calls_section_begin|>{sep}<|tool_call_begin|>functions.{tool}:0<|tool_call_argument_begin|>{obj}<|tool_call_end|>{sep}<|tool_calls_section_end|>"
+            ));
+        }
+        4 => {
+            // DeepSeek V3 or V3.1.
+            let obj = json_object(rng);
+            if rng.chance(50) {
+                text.push_str(&format!(
+                    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{tool}\n```json\n{obj}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+                ));
+            } else {
+                text.push_str(&format!(
+                    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{tool}<｜tool▁sep｜>{obj}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+                ));
+            }
+        }
+        5 => {
+            // gpt-oss harmony.
+            let obj = json_object(rng);
+            text.push_str(&format!(
+                "<|start|>assistant<|channel|>commentary to=functions.{tool} <|constrain|>json<|message|>{obj}<|call|>"
+            ));
+        }
+        6 => {
+            // Grok, closer sometimes mangled.
+            text.push_str(&format!("<xai:function_call name=\"{tool}\">{sep}"));
+            for _ in 0..rng.below(4) {
+                text.push_str(&format!(
+                    "<parameter name=\"{}\">{}</parameter>{sep}",
+                    rng.pick(PARAMS),
+                    rng.pick(VALUES)
+                ));
+            }
+            text.push_str(rng.pick(&[
+                "</xai:function_call>",
+                "</xai:function_call\">",
+                "</xai:function_call\n",
+            ]));
+        }
+        _ => {
+            // DeepSeek's DSML.
+            let sp = rng.pick(&["", " "]);
+            text.push_str(&format!(
+                "<｜DSML｜function_calls>{sep}<｜DSML｜{sp}invoke name=\"{tool}\">{sep}"
+            ));
+            for _ in 0..rng.below(4) {
+                let st = rng.pick(&["true", "false"]);
+                text.push_str(&format!(
+                    "<｜DSML｜{sp}parameter name=\"{}\" string=\"{st}\">{}</｜DSML｜{sp}parameter>{sep}",
+                    rng.pick(PARAMS),
+                    rng.pick(VALUES)
+                ));
+            }
+            text.push_str(&format!(
+                "</｜DSML｜{sp}invoke>{sep}</｜DSML｜function_calls>"
+            ));
+        }
     }
 }
 

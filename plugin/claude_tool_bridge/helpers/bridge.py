@@ -240,9 +240,9 @@ def wrap_response_callback(
     """A response callback that also feeds the bridge and stops the stream (by returning
     the text to hand on) once the first call is complete and translates.
 
-    A call can only complete at a `>`: deltas without one are only collected, and handed to
-    the bridge together with the next delta that has one (one call into Rust instead of
-    many)."""
+    Only a call that ends in a `>` stops the stream: deltas without one are only collected,
+    and handed to the bridge together with the next delta that has one (one call into Rust
+    instead of many)."""
     pending: list[str] = []
 
     async def bridge_response_callback(chunk: str, full: str) -> str | None:

@@ -102,7 +102,8 @@ class Session:
     def feed(self, delta: str, catalog: Catalog) -> str | None:
         """Feeds one streamed delta (or several joined). Returns the text to hand on when the
         stream should stop now: the first call is complete and translates with `catalog`.
-        A call can only complete at a `>`: deltas without one may be joined and fed later."""
+        Only a call that ends in a `>` stops the stream: deltas without one may be joined and
+        fed later."""
     def finish(self, reply: str, finish_reason: str | None, catalog: Catalog) -> Decision:
         """Decides about the finished reply (the text `feed` returned, or the whole reply).
         Raises `BridgeError` when no turn is open: `begin_turn` was not called for this
