@@ -7,6 +7,7 @@ mod bench;
 mod conformance;
 mod conversations;
 mod dist;
+mod parsers;
 mod replay;
 mod test;
 #[cfg(test)]
@@ -20,7 +21,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   replay [DIR]                 run the bundled replies and conversations through the bridge
   test                         run every test: fmt, clippy, Rust tests, Python tests
-  conformance <suite.json>...  score the JSON repair crate against a public test suite
+  conformance <suite.json>...  score the JSON repair crate or the call grammar against a
+                               public test suite (../shared/suites/*.json, parsers/*.json)
   bench [criterion args]       run the criterion benchmarks
   dist                         build the wheel and the Agent Zero plugin bundle into dist/
   install-plugin <a0-dir> [--python PATH]

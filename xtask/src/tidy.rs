@@ -165,3 +165,51 @@ fn fixtures_match_their_generators() {
         );
     }
 }
+
+/// Every rule of `docs/parser-divergences.json` is explained in `docs/parser-divergences.md`.
+#[test]
+fn parser_divergence_rules_are_documented() {
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&root().join("docs/parser-divergences.json"))).unwrap();
+    let md = read(&root().join("docs/parser-divergences.md"));
+    let rules = json["rules"].as_object().unwrap();
+    for (rule, ids) in json["cases"].as_object().unwrap() {
+        assert!(
+            rules.contains_key(rule),
+            "{rule}: cases under an undefined rule"
+        );
+        let row = format!("| `{rule}` | {} |", ids.as_array().unwrap().len());
+        assert!(
+            md.contains(&row),
+            "parser-divergences.md lacks the row {row}"
+        );
+    }
+}
+
+/// The peer parsers' cases (`../shared/suites/parsers`, present in every checkout and CI run):
+/// every disagreement is explained, every family at or above the target.
+#[test]
+fn parser_conformance_holds() {
+    let dir = root().join("../shared/suites/parsers");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipped: {} is not here", dir.display());
+        return;
+    };
+    let mut docs = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let text = read(&p);
+            let doc = serde_json::from_str(&text)
+                .or_else(|e| ctb_json::parse(&text).map_err(|_| e))
+                .unwrap();
+            docs.push((p.display().to_string(), doc));
+        }
+    }
+    assert!(
+        docs.len() > 10,
+        "parser suites missing in {}",
+        dir.display()
+    );
+    crate::parsers::run(&docs, true).unwrap();
+}

@@ -16,7 +16,8 @@ pub struct ToolCall {
     /// The markup family the call was written in.
     #[serde(serialize_with = "family_code")]
     pub family: Family,
-    /// The tool name as written.
+    /// The tool name: as written, or as the catalog lists it when the model wrote it in another
+    /// case.
     pub name: String,
     /// The arguments, typed by the tool's schema (a value stays text unless the schema, or a
     /// JSON form's own typing, says otherwise). `thoughts` and `headline` written as
@@ -66,7 +67,7 @@ pub fn first_call(reply: &str, catalog: &Catalog) -> Result<ToolCall, Reason> {
     let built = build_call(reply, &call, catalog)?;
     Ok(ToolCall {
         family: call.family,
-        name: call.name.to_owned(),
+        name: built.tool,
         arguments: built.args,
         prose: reply[..call.prose_end].to_owned(),
         span: call.start..call.end,

@@ -201,6 +201,8 @@ const ARGS: &str = "args";
 
 /// A call made ready for a request: the tool's typed arguments and what was lifted out of them.
 pub(crate) struct Built {
+    /// The tool name to use: as written, or as listed when the model changed its case.
+    pub(crate) tool: String,
     pub(crate) thoughts: Vec<String>,
     pub(crate) headline: Option<String>,
     pub(crate) args: Map<String, Value>,
@@ -210,8 +212,8 @@ fn build_request(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Valu
     let built = build_call(reply, call, catalog)?;
     let headline = built
         .headline
-        .unwrap_or_else(|| default_headline(call.name, &built.args));
-    Ok(request(built.thoughts, headline, call.name, built.args))
+        .unwrap_or_else(|| default_headline(&built.tool, &built.args));
+    Ok(request(built.thoughts, headline, &built.tool, built.args))
 }
 
 /// Looks the tool up, types the arguments and lifts `thoughts`, `headline` and an
@@ -221,14 +223,18 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
     // A `tool:method` whose tool lists other methods but not this one is unknown. A listed base
     // tool (Agent Zero turns the method into an `action` argument), or the bare family name, is
     // known.
-    let tool = match catalog.lookup(call.name) {
+    let (tool, name) = match catalog.lookup(call.name) {
         Some(found) if found.how == ctb_schema::Match::Merged && call.name.contains(':') => {
             return Err(Reason::UnknownTool);
         }
-        Some(found) => found.tool,
+        Some(found) if found.how == ctb_schema::Match::Folded => {
+            (found.tool, found.tool.name.clone())
+        }
+        Some(found) => (found.tool, call.name.to_owned()),
         None => return Err(Reason::UnknownTool),
     };
     let mut built = Built {
+        tool: name,
         thoughts: split_thoughts(&reply[..call.prose_end]),
         headline: None,
         args: Map::new(),

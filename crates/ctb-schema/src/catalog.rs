@@ -73,6 +73,9 @@ pub enum Match {
     Base,
     /// Only `name:method` tools are listed; the tool is merged from them.
     Merged,
+    /// Listed under the same name in another case, and no other name matches that way
+    /// (`Bash` for `bash`); the request should use the listed name.
+    Folded,
 }
 
 impl Match {
@@ -82,6 +85,7 @@ impl Match {
             Match::Exact => "exact",
             Match::Base => "base",
             Match::Merged => "merged",
+            Match::Folded => "folded",
         }
     }
 }
@@ -100,6 +104,8 @@ pub struct Lookup<'a> {
 pub struct Catalog {
     tools: Vec<Tool>,
     index: HashMap<String, usize>,
+    /// Lowercased names: the tool, or `None` when several names fold to it.
+    folded: HashMap<String, Option<usize>>,
     merged: Vec<Tool>,
     merged_index: HashMap<String, usize>,
 }
@@ -207,16 +213,29 @@ impl Catalog {
                 how: Match::Exact,
             });
         }
-        let (base, _) = name.split_once(':')?;
-        if let Some(tool) = self.get_merged(base) {
-            return Some(Lookup {
-                tool,
-                how: Match::Merged,
-            });
+        if let Some((base, _)) = name.split_once(':') {
+            if let Some(tool) = self.get_merged(base) {
+                return Some(Lookup {
+                    tool,
+                    how: Match::Merged,
+                });
+            }
+            if let Some(tool) = self.get_exact(base) {
+                return Some(Lookup {
+                    tool,
+                    how: Match::Base,
+                });
+            }
         }
-        self.get_exact(base).map(|tool| Lookup {
+        self.get_folded(name)
+    }
+
+    /// The one listed tool whose name equals `name` ignoring case.
+    fn get_folded(&self, name: &str) -> Option<Lookup<'_>> {
+        let i = (*self.folded.get(&name.to_lowercase())?)?;
+        self.tools.get(i).map(|tool| Lookup {
             tool,
-            how: Match::Base,
+            how: Match::Folded,
         })
     }
 
@@ -264,7 +283,12 @@ impl Catalog {
         {
             Some(old) => merge(old, tool),
             None => {
-                self.index.insert(tool.name.clone(), self.tools.len());
+                let at = self.tools.len();
+                self.index.insert(tool.name.clone(), at);
+                self.folded
+                    .entry(tool.name.to_lowercase())
+                    .and_modify(|slot| *slot = None)
+                    .or_insert(Some(at));
                 self.tools.push(tool);
             }
         }

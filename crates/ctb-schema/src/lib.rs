@@ -66,7 +66,9 @@
 //! exist and `tool` is not listed (or is known from prose only), `tool` and unlisted
 //! `tool:other` names resolve to a tool merged from all of them plus a string `action`
 //! parameter, with nothing required ([`Match::Merged`]; Agent Zero 2.6 passes the method as
-//! `action`). Names are case-sensitive; MCP `server.tool` names have no fallback.
+//! `action`). Last, a name that matches exactly one listed name when case is ignored finds that
+//! tool ([`Match::Folded`]: `Bash` for `bash`; the caller should use the listed name). MCP
+//! `server.tool` names have no other fallback.
 //!
 //! # Bundled catalog
 //!
