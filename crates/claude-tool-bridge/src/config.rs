@@ -39,7 +39,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             enabled: true,
-            models: vec!["claude".to_owned()],
+            models: DEFAULT_MODELS.iter().map(|m| (*m).to_owned()).collect(),
             early_stop: true,
             stop_sequence: true,
             loop_guard: true,
@@ -48,6 +48,12 @@ impl Default for Config {
         }
     }
 }
+
+/// The models covered by default: every family whose models write their call text (their
+/// LiteLLM names hold one of these).
+pub const DEFAULT_MODELS: [&str; 9] = [
+    "claude", "minimax", "deepseek", "qwen", "glm", "kimi", "moonshot", "gpt-oss", "grok",
+];
 
 /// A config text that cannot be read at all.
 #[derive(Debug, Clone, PartialEq, Eq)]

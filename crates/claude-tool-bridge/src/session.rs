@@ -13,13 +13,15 @@
 //!
 //! Rules of [`Session::finish`], in order:
 //! - the text [`Session::feed`] stopped at gets the decision made then (a translation);
-//! - a reply that ends in the half closing tag the end-of-call stop leaves (and did not run out
-//!   of `max_tokens`) is closed again and translated ([`Reason::CompletedAfterStop`]); if it
-//!   holds no usable call it is discarded, asked again without the end-of-call stop, which
-//!   stays paused for the next three turns ([`Reason::StoppedWithoutCall`]); if its call was
-//!   cut inside a parameter, all bridge stops are paused ([`Reason::CutInsideParameter`]);
 //! - a reply whose first call is complete and makes a request is translated (or left to a
 //!   JSON request outside the call): it is never a loop;
+//! - a reply an end-of-call stop cut (and that did not run out of `max_tokens`) gets the call's
+//!   end written again and is translated ([`Reason::CompletedAfterStop`]); if it holds no
+//!   usable call it is discarded, asked again without the end-of-call stops, which stay paused
+//!   for the next three turns ([`Reason::StoppedWithoutCall`]); if its call was cut inside a
+//!   parameter, all bridge stops are paused ([`Reason::CutInsideParameter`]). A stop that is
+//!   the tail of a closing tag (`invoke>`) shows by the half tag it leaves; a whole-token stop
+//!   (`</tool_call>`) by the completed call ending exactly there, or by the reported finish;
 //! - a reply stopped by a stop string inside a parameter value is discarded and asked again
 //!   with every bridge stop off for three turns;
 //! - a loop ([`ctb_guard::looks_like_loop`]) is discarded and asked again ([`Reason::Loop`]);
@@ -28,7 +30,7 @@
 //! - at most two discards in a row: after that, until a usable reply arrives, what would have
 //!   been discarded goes to Agent Zero as it is ([`Reason::DiscardLimit`]).
 
-use ctb_guard::{StopKind, StopOptions};
+use ctb_guard::{ModelFamily, StopKind, StopOptions};
 use ctb_invoke::{Found, NoCall, Scanner};
 
 use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded};
@@ -72,12 +74,21 @@ impl std::fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
+/// The bridge's stops that went out with a request.
+#[derive(Debug, Clone, Default)]
+struct Sent {
+    /// The end-of-call stops, in order.
+    end_of_call: Vec<&'static str>,
+    /// Whether the loop stops went out.
+    loops: bool,
+}
+
 /// State of the request in progress.
 #[derive(Debug, Clone, Default)]
 struct Turn {
     covered: bool,
     /// The bridge stops actually sent with this request.
-    sent: StopOptions,
+    sent: Sent,
     /// What [`Session::feed`] has received (up to [`MAX_REPLY_BYTES`]).
     buffer: String,
     scanner: Scanner,
@@ -136,6 +147,7 @@ impl Session {
     /// before asking again after a discard.
     pub fn begin_turn(&mut self, model: &str, model_stops: &[String]) -> TurnPlan {
         let covered = self.config.covers(model);
+        let family = model_family(model);
         let wanted = if covered {
             StopOptions {
                 end_of_call: self.config.stop_sequence
@@ -146,15 +158,21 @@ impl Session {
         } else {
             StopOptions::default()
         };
-        let stops = ctb_guard::stop_strings(model_stops, wanted);
+        let stops = ctb_guard::stop_strings(model_stops, family, wanted);
         // What really went out: the model's own stops may have taken the slots.
         let has = |s: &str| stops.iter().any(|x| x == s);
-        let sent = StopOptions {
-            end_of_call: wanted.end_of_call && has(ctb_guard::END_OF_CALL),
-            loops: wanted.loops
-                && (has(ctb_guard::LOOP_EMPTY_CALL)
-                    || has(ctb_guard::LOOP_PLACEHOLDER)
-                    || has(ctb_guard::LOOP_PREFIX_CHAIN)),
+        let sent = Sent {
+            end_of_call: if wanted.end_of_call {
+                family
+                    .end_of_call_stops()
+                    .iter()
+                    .copied()
+                    .filter(|s| has(s))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            loops: wanted.loops && family.loop_stops().iter().any(|s| has(s)),
         };
         self.turn = Some(Turn {
             covered,
@@ -274,42 +292,58 @@ impl Session {
         let pause = PAUSE_TURNS + 1;
         let ending = classify(reply, finish);
 
-        // 1. Stopped at the end of the first call: close the tag again and translate.
-        if turn.sent.end_of_call && ending == Some(StopKind::EndOfCall) {
-            if let Some(completed) = ctb_guard::complete_half_tag(reply) {
-                let Analysis {
-                    decision,
-                    in_parameter,
-                    ..
-                } = analyse(&completed, catalog);
-                if decision.outcome == Outcome::Translated {
-                    return Decision {
-                        reason: Reason::CompletedAfterStop,
-                        ..decision
-                    };
-                }
-                if decision.reason == Reason::JsonRequestPresent {
-                    return Decision::untouched(reply, Reason::JsonRequestPresent);
-                }
-                if in_parameter {
-                    self.pause_all = pause;
-                    return discard(Reason::CutInsideParameter, true);
-                }
-                self.pause_end_of_call = pause;
-                return discard(Reason::StoppedWithoutCall, true);
-            }
-        }
-
-        // 2. The translation: a first call that is complete and makes a request is never a
-        // loop (it is translated, or left to a JSON request outside it). The turn's scanner
-        // has read what was fed; it goes on from there when the reply is that text continued.
+        // 1. The translation: a first call that is complete and makes a request is translated
+        // (or left to a JSON request outside it), whatever follows it: it is never a loop, and
+        // a stop that cut a later call does not matter. The turn's scanner has read what was
+        // fed; it goes on from there when the reply is that text continued.
         let Analysis {
             decision,
             in_parameter,
             call_usable,
+            ..
         } = resume_or_analyse(turn, reply, catalog);
         if call_usable {
             return decision;
+        }
+
+        // 2. Stopped at the end of the first call: write the call's end again and translate.
+        // A stop that is the tail of a closing tag (`invoke>`) leaves half the tag, which tells
+        // that it cut the reply; a whole-token stop (`</tool_call>`) tells it only when the
+        // completed text holds a call that ends exactly there, or when the provider reports
+        // that a stop string matched.
+        if finish != FinishReason::MaxTokens {
+            for stop in &turn.sent.end_of_call {
+                let Some(completed) = ctb_guard::completion(reply, stop) else {
+                    continue;
+                };
+                let half_tag = !stop.starts_with('<');
+                let reported = half_tag || finish == FinishReason::StopSequence;
+                let Analysis {
+                    decision,
+                    in_parameter,
+                    call_end,
+                    ..
+                } = analyse(&completed, catalog);
+                if call_end == Some(completed.len()) {
+                    if decision.outcome == Outcome::Translated {
+                        return Decision {
+                            reason: Reason::CompletedAfterStop,
+                            ..decision
+                        };
+                    }
+                    if decision.reason == Reason::JsonRequestPresent {
+                        return Decision::untouched(reply, Reason::JsonRequestPresent);
+                    }
+                }
+                if reported && in_parameter {
+                    self.pause_all = pause;
+                    return discard(Reason::CutInsideParameter, true);
+                }
+                if half_tag || reported && call_end == Some(completed.len()) {
+                    self.pause_end_of_call = pause;
+                    return discard(Reason::StoppedWithoutCall, true);
+                }
+            }
         }
 
         // 3. Loops. A loop-stop ending counts only when the loop stops were sent.
@@ -406,6 +440,29 @@ fn resume_or_analyse(turn: &Turn, reply: &str, catalog: &Catalog) -> Analysis {
     let mut scanner = turn.scanner.clone();
     let found = scanner.finish(reply);
     decide_found(reply, reply.len(), found, catalog)
+}
+
+/// The family whose stop strings a model gets: the first whose default name patterns the
+/// model name holds (case-insensitive), else Claude's.
+fn model_family(model: &str) -> ModelFamily {
+    let name = model.to_ascii_lowercase();
+    let patterns: [(&str, ModelFamily); 11] = [
+        ("claude", ModelFamily::Claude),
+        ("minimax", ModelFamily::MiniMax),
+        ("deepseek", ModelFamily::DeepSeek),
+        ("qwen", ModelFamily::Qwen),
+        ("glm", ModelFamily::Glm),
+        ("kimi", ModelFamily::Kimi),
+        ("moonshot", ModelFamily::Kimi),
+        ("gpt-oss", ModelFamily::GptOss),
+        ("gpt_oss", ModelFamily::GptOss),
+        ("grok", ModelFamily::Grok),
+        ("x-ai/", ModelFamily::Grok),
+    ];
+    patterns
+        .iter()
+        .find(|(p, _)| name.contains(p))
+        .map_or(ModelFamily::Claude, |(_, f)| *f)
 }
 
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of

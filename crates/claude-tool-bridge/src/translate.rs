@@ -56,6 +56,8 @@ pub(crate) struct Analysis {
     /// The first call is complete and makes a request (whether or not a JSON request outside
     /// it takes precedence).
     pub(crate) call_usable: bool,
+    /// Where the first call ends, when it is complete (usable or not).
+    pub(crate) call_end: Option<usize>,
 }
 
 /// Scans `reply` (the part of it the bridge reads, see [`MAX_REPLY_BYTES`]) and decides.
@@ -92,6 +94,7 @@ pub(crate) fn decide_found(
         decision: Decision::untouched(reply, reason),
         in_parameter: false,
         call_usable: false,
+        call_end: None,
     };
     let call = match found {
         Found::Call(call) => call,
@@ -100,6 +103,7 @@ pub(crate) fn decide_found(
                 decision: Decision::untouched(reply, json_or(reply, Reason::Incomplete)),
                 in_parameter,
                 call_usable: false,
+                call_end: None,
             };
         }
         Found::Nothing(NoCall::Quoted) if !windowed => {
@@ -112,7 +116,12 @@ pub(crate) fn decide_found(
     };
     let request = match build_request(reply, &call, catalog) {
         Ok(request) => request,
-        Err(reason) => return untouched(reason),
+        Err(reason) => {
+            return Analysis {
+                call_end: Some(call.end),
+                ..untouched(reason)
+            };
+        }
     };
     // A JSON request outside the call wins: Agent Zero (or its context doctor) reads it. When
     // the stream is stopped at the end of the call, one written after it never arrives. JSON
@@ -134,6 +143,7 @@ pub(crate) fn decide_found(
         decision,
         in_parameter: false,
         call_usable: true,
+        call_end: Some(call.end),
     }
 }
 

@@ -46,13 +46,15 @@ pub struct ReplyFixture {
     pub expect_outcome: String,
     /// Expected reason code.
     pub expect_reason: String,
+    /// The model the reply is run as.
+    pub model: String,
 }
 
 impl ReplyFixture {
     /// Runs the fixture through a fresh session with the default configuration.
     pub fn run(&self) -> Decision {
         let mut session = Session::new(Config::default());
-        let _ = session.begin_turn(MODEL, &[]);
+        let _ = session.begin_turn(&self.model, &[]);
         session
             .finish(&self.reply, self.finish, &self.catalog)
             .expect("a turn was begun")
@@ -74,6 +76,7 @@ fn fixture(dir: &Path, f: ReplyFile) -> Result<ReplyFixture, String> {
         note: f.note,
         expect_outcome: f.expect_outcome,
         expect_reason: f.expect_reason,
+        model: f.model.unwrap_or_else(|| MODEL.to_owned()),
         name: f.name,
         reply: f.text,
     })

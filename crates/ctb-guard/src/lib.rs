@@ -1,15 +1,18 @@
-//! Stop strings and loop detection for Claude replies written in the native tool-call form.
+//! Stop strings and loop detection for replies that write tool calls as text.
 //!
-//! The bridge asks the provider for at most four stop strings:
+//! The bridge asks the provider for at most four stop strings, after the model's own:
 //!
-//! 1. [`END_OF_CALL`] (`invoke>`): the common tail of the bare and of the namespace-prefixed
-//!    closing tag (the grammar's [`ctb_invoke::vocab::INVOKE_CLOSE_TAIL`]). The provider cuts the reply *before* the stop string, so a stopped reply ends
-//!    in a half closing tag (`</` alone, or `</` plus the namespace prefix), which
-//!    [`complete_half_tag`] closes again.
-//! 2. Three loop stops, one per loop kind ([`LoopKind::EmptyCall`], [`LoopKind::Placeholder`],
-//!    [`LoopKind::PrefixChain`]). Each spans the seam between the first and the second
-//!    repetition of its unit, so the reply ends inside the first repetition and leaves a
-//!    recognisable tail ([`classify_stop`]).
+//! 1. The end-of-call stops of the model's family ([`ModelFamily::end_of_call_stops`]). For
+//!    Claude it is [`END_OF_CALL`] (`invoke>`): the common tail of the bare and of the
+//!    namespace-prefixed closing tag (the grammar's [`ctb_invoke::vocab::INVOKE_CLOSE_TAIL`]);
+//!    other families stop at the end of their own call (`function>`, `</tool_call>`,
+//!    `<|tool_call_end|>`, `<|call|>`, ...). The provider cuts the reply *before* the stop
+//!    string; [`completion`] writes the call's end again (for a tag tail such as `invoke>` only
+//!    when the reply ends in the half closing tag it leaves: `</`, `</` plus a prefix).
+//! 2. For Claude, three loop stops, one per loop kind ([`LoopKind::EmptyCall`],
+//!    [`LoopKind::Placeholder`], [`LoopKind::PrefixChain`]). Each spans the seam between the
+//!    first and the second repetition of its unit, so the reply ends inside the first
+//!    repetition and leaves a recognisable tail ([`classify_stop`]).
 //!
 //! [`looks_like_loop`] also catches loops no stop string matched: a reply that ran to
 //! `max_tokens` and deflates to a tenth of its size or less, or a reply that ends in the
@@ -18,16 +21,18 @@
 //! Every function is linear in its input and caps its work (see [`MAX_SCAN_BYTES`]).
 //!
 //! ```
-//! use ctb_guard::{StopKind, StopOptions, classify_stop, complete_half_tag, stop_strings};
+//! use ctb_guard::{ModelFamily, StopKind, StopOptions, classify_stop, completion, stop_strings};
 //!
-//! let stops = stop_strings(&[], StopOptions { end_of_call: true, loops: true });
+//! let all = StopOptions { end_of_call: true, loops: true };
+//! let stops = stop_strings(&[], ModelFamily::Claude, all);
 //! assert_eq!(stops.len(), 4);
 //! assert_eq!(stops[0], "invoke>");
+//! assert_eq!(stop_strings(&[], ModelFamily::Kimi, all), ["<|tool_call_end|>"]);
 //!
 //! // What the provider returns when it stopped at the end of the first call:
 //! let reply = "Listing.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</";
 //! assert_eq!(classify_stop(reply), Some(StopKind::EndOfCall));
-//! assert!(complete_half_tag(reply).unwrap().ends_with("</invoke>"));
+//! assert!(completion(reply, "invoke>").unwrap().ends_with("</invoke>"));
 //! ```
 
 use std::fmt;
@@ -185,29 +190,127 @@ impl FinishReason {
     }
 }
 
-/// The bridge's own stop strings for `options`, end-of-call first, loop stops after.
-pub fn bridge_stops(options: StopOptions) -> Vec<&'static str> {
+/// The model families whose models write their native call text, as the configuration names
+/// them: each picks its end-of-call stops (and Claude its loop stops).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ModelFamily {
+    /// Anthropic Claude: `<invoke>` (bare or namespace-prefixed).
+    Claude,
+    /// MiniMax M2 and later: `<invoke>` inside `<minimax:tool_call>`.
+    MiniMax,
+    /// DeepSeek: DSML `<｜DSML｜invoke>` (V3.2 and later) or the V3/V3.1 call tokens.
+    DeepSeek,
+    /// Qwen: Qwen3-Coder's `<function=..>` or Hermes-style `<tool_call>{json}`.
+    Qwen,
+    /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>...`.
+    Glm,
+    /// Kimi K2: `<|tool_call_begin|>` ... `<|tool_call_end|>`.
+    Kimi,
+    /// gpt-oss (harmony): `... <|message|>{json}<|call|>`.
+    GptOss,
+    /// Grok: `<xai:function_call>`.
+    Grok,
+}
+
+/// Qwen3-Coder's end-of-call stop: the tail of `</function>` (the opening `<function=` has no
+/// `function>`).
+pub const END_OF_FUNCTION: &str = "function>";
+
+/// Grok's end-of-call stop: its closing tag without the `>` it often garbles.
+pub const END_OF_GROK_CALL: &str = "</xai:function_call";
+
+impl ModelFamily {
+    /// Every family, in the order the defaults list them.
+    pub const ALL: [ModelFamily; 8] = [
+        ModelFamily::Claude,
+        ModelFamily::MiniMax,
+        ModelFamily::DeepSeek,
+        ModelFamily::Qwen,
+        ModelFamily::Glm,
+        ModelFamily::Kimi,
+        ModelFamily::GptOss,
+        ModelFamily::Grok,
+    ];
+
+    /// The configuration's name for the family (`claude`, `minimax`, `deepseek`, `qwen`,
+    /// `glm`, `kimi`, `gpt_oss`, `grok`).
+    pub fn code(self) -> &'static str {
+        match self {
+            ModelFamily::Claude => "claude",
+            ModelFamily::MiniMax => "minimax",
+            ModelFamily::DeepSeek => "deepseek",
+            ModelFamily::Qwen => "qwen",
+            ModelFamily::Glm => "glm",
+            ModelFamily::Kimi => "kimi",
+            ModelFamily::GptOss => "gpt_oss",
+            ModelFamily::Grok => "grok",
+        }
+    }
+
+    /// The family with this configuration name.
+    pub fn from_code(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.code() == code)
+    }
+
+    /// The stops that end the family's first call, most useful first. The provider cuts
+    /// before the stop string; [`completion`] closes the call again.
+    pub fn end_of_call_stops(self) -> &'static [&'static str] {
+        use ctb_invoke::vocab::{TOOL_CALL_CLOSE, deepseek, harmony, kimi};
+        match self {
+            ModelFamily::Claude | ModelFamily::MiniMax => &[END_OF_CALL],
+            ModelFamily::DeepSeek => &[END_OF_CALL, deepseek::CALL_END],
+            ModelFamily::Qwen => &[END_OF_FUNCTION, TOOL_CALL_CLOSE],
+            ModelFamily::Glm => &[TOOL_CALL_CLOSE],
+            ModelFamily::Kimi => &[kimi::CALL_END],
+            ModelFamily::GptOss => &[harmony::CALL],
+            ModelFamily::Grok => &[END_OF_GROK_CALL],
+        }
+    }
+
+    /// The loop stops: Claude's three (the others' loops are caught by compression).
+    pub fn loop_stops(self) -> &'static [&'static str] {
+        match self {
+            ModelFamily::Claude => &[LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN],
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for ModelFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// The bridge's own stop strings for `family` and `options`, end-of-call first, loop stops
+/// after.
+pub fn bridge_stops(family: ModelFamily, options: StopOptions) -> Vec<&'static str> {
     let mut out = Vec::with_capacity(MAX_STOPS);
     if options.end_of_call {
-        out.push(END_OF_CALL);
+        out.extend(family.end_of_call_stops());
     }
     if options.loops {
-        out.extend([LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN]);
+        out.extend(family.loop_stops());
     }
     out
 }
 
-/// The full stop list for a request: the model's own stops first and untouched (they take
-/// precedence and are never dropped, even past [`MAX_STOPS`]; empty ones, which stop nothing,
-/// are left out), then the bridge's stops in the slots left of [`MAX_STOPS`], end-of-call
-/// first. A bridge stop the model already lists is not repeated.
-pub fn stop_strings(model_stops: &[String], options: StopOptions) -> Vec<String> {
+/// The full stop list for a request to a model of `family`: the model's own stops first and
+/// untouched (they take precedence and are never dropped, even past [`MAX_STOPS`]; empty ones,
+/// which stop nothing, are left out), then the bridge's stops in the slots left of
+/// [`MAX_STOPS`], end-of-call first. A bridge stop the model already lists is not repeated.
+pub fn stop_strings(
+    model_stops: &[String],
+    family: ModelFamily,
+    options: StopOptions,
+) -> Vec<String> {
     let mut out: Vec<String> = model_stops
         .iter()
         .filter(|s| !s.is_empty())
         .cloned()
         .collect();
-    for stop in bridge_stops(options) {
+    for stop in bridge_stops(family, options) {
         if out.len() >= MAX_STOPS {
             break;
         }
@@ -220,8 +323,13 @@ pub fn stop_strings(model_stops: &[String], options: StopOptions) -> Vec<String>
 
 /// Which bridge stop `stop` is, if any.
 pub fn stop_kind_of(stop: &str) -> Option<StopKind> {
+    if ModelFamily::ALL
+        .iter()
+        .any(|f| f.end_of_call_stops().contains(&stop))
+    {
+        return Some(StopKind::EndOfCall);
+    }
     match stop {
-        END_OF_CALL => Some(StopKind::EndOfCall),
         LOOP_EMPTY_CALL => Some(StopKind::Loop(LoopKind::EmptyCall)),
         LOOP_PLACEHOLDER => Some(StopKind::Loop(LoopKind::Placeholder)),
         LOOP_PREFIX_CHAIN => Some(StopKind::Loop(LoopKind::PrefixChain)),
@@ -241,11 +349,6 @@ fn tail(text: &str, max: usize) -> &str {
     &text[start..]
 }
 
-/// Strips the namespace prefix from the end of `s`, if present.
-fn strip_suffix_prefix(s: &str) -> &str {
-    s.strip_suffix(PREFIX).unwrap_or(s)
-}
-
 /// Which of the bridge's stops left `reply` as it is, judged from its last bytes alone.
 ///
 /// - [`StopKind::EndOfCall`]: ends in `</` alone or `</` plus the namespace prefix;
@@ -257,7 +360,7 @@ fn strip_suffix_prefix(s: &str) -> &str {
 /// finish reason first.
 pub fn classify_stop(reply: &str) -> Option<StopKind> {
     let text = tail(reply, 256);
-    if strip_suffix_prefix(text).ends_with("</") {
+    if ends_in_half_tag(text) {
         return Some(StopKind::EndOfCall);
     }
     let prefix_name = &PREFIX[..PREFIX.len() - 1];
@@ -290,13 +393,59 @@ pub fn classify_stop(reply: &str) -> Option<StopKind> {
 /// reply ends in `</` alone or `</` plus the namespace prefix, `None` otherwise. It does not
 /// look at the finish reason: never call it for a reply that ran out of `max_tokens`.
 pub fn complete_half_tag(reply: &str) -> Option<String> {
-    if classify_stop(reply) != Some(StopKind::EndOfCall) {
+    completion(reply, END_OF_CALL)
+}
+
+/// The reply as it would read had the end-of-call stop `stop` not cut it: `Some(text)` when
+/// the reply ends the way that stop leaves it. A stop that is the tail of a closing tag
+/// (`invoke>`, `function>`) leaves the start of the tag (`</`, with any namespace prefix), and
+/// the reply must end in it; a stop that is a whole token leaves nothing to check, and the
+/// caller's grammar decides whether the text then holds a call that ends there. Grok's stop
+/// is its closing tag without the `>`, which is added. Never call it for a reply that ran out
+/// of `max_tokens`.
+///
+/// ```
+/// use ctb_guard::completion;
+/// assert_eq!(completion("<invoke name=\"x\">\n</", "invoke>").unwrap(), "<invoke name=\"x\">\n</invoke>");
+/// assert_eq!(completion("no half tag", "invoke>"), None);
+/// assert_eq!(completion("<tool_call>x\n", "</tool_call>").unwrap(), "<tool_call>x\n</tool_call>");
+/// ```
+pub fn completion(reply: &str, stop: &str) -> Option<String> {
+    let tail_of_tag = !stop.starts_with('<');
+    if tail_of_tag && !ends_in_half_tag(reply) {
         return None;
     }
-    let mut out = String::with_capacity(reply.len() + END_OF_CALL.len());
+    let mut out = String::with_capacity(reply.len() + stop.len() + 1);
     out.push_str(reply);
-    out.push_str(END_OF_CALL);
+    out.push_str(stop);
+    if stop == END_OF_GROK_CALL {
+        out.push('>');
+    }
     Some(out)
+}
+
+/// Whether `reply` ends in the start of a closing tag: `</`, `</ns:`, `</｜NS｜` (with the space
+/// DeepSeek sometimes adds).
+fn ends_in_half_tag(reply: &str) -> bool {
+    let text = tail(reply, 256);
+    let Some(at) = text.rfind("</") else {
+        return false;
+    };
+    let rest = &text[at + 2..];
+    if rest.is_empty() {
+        return true;
+    }
+    if let Some(ns) = rest.strip_suffix(':') {
+        return !ns.is_empty()
+            && ns
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    }
+    let full_width = rest.strip_suffix(' ').unwrap_or(rest);
+    full_width
+        .strip_prefix('\u{ff5c}')
+        .and_then(|r| r.strip_suffix('\u{ff5c}'))
+        .is_some_and(|ns| !ns.is_empty() && ns.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Original size divided by deflated size, over the last [`MAX_SCAN_BYTES`] of `text`
@@ -380,7 +529,7 @@ mod tests {
             loops: true,
         };
         assert_eq!(
-            stop_strings(&[], all),
+            stop_strings(&[], ModelFamily::Claude, all),
             vec![
                 END_OF_CALL,
                 LOOP_EMPTY_CALL,
@@ -390,33 +539,39 @@ mod tests {
         );
         let model = vec!["Human:".to_owned(), "STOP".to_owned()];
         assert_eq!(
-            stop_strings(&model, all),
+            stop_strings(&model, ModelFamily::Claude, all),
             vec!["Human:", "STOP", END_OF_CALL, LOOP_EMPTY_CALL]
         );
         let five: Vec<String> = (0..5).map(|i| format!("s{i}")).collect();
-        assert_eq!(stop_strings(&five, all), five);
+        assert_eq!(stop_strings(&five, ModelFamily::Claude, all), five);
         let dup = vec![END_OF_CALL.to_owned()];
-        assert_eq!(stop_strings(&dup, all).len(), 4);
+        assert_eq!(stop_strings(&dup, ModelFamily::Claude, all).len(), 4);
         // Empty model stops stop nothing and take no slot.
         let empty = vec![String::new(), "Human:".to_owned(), String::new()];
         assert_eq!(
-            stop_strings(&empty, all),
+            stop_strings(&empty, ModelFamily::Claude, all),
             vec!["Human:", END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER]
         );
         let loops_only = StopOptions {
             end_of_call: false,
             loops: true,
         };
-        assert_eq!(stop_strings(&[], loops_only)[0], LOOP_EMPTY_CALL);
-        assert!(stop_strings(&[], StopOptions::default()).is_empty());
+        assert_eq!(
+            stop_strings(&[], ModelFamily::Claude, loops_only)[0],
+            LOOP_EMPTY_CALL
+        );
+        assert!(stop_strings(&[], ModelFamily::Claude, StopOptions::default()).is_empty());
     }
 
     #[test]
     fn stop_kinds_round_trip() {
-        for s in bridge_stops(StopOptions {
-            end_of_call: true,
-            loops: true,
-        }) {
+        for s in bridge_stops(
+            ModelFamily::Claude,
+            StopOptions {
+                end_of_call: true,
+                loops: true,
+            },
+        ) {
             let kind = stop_kind_of(s).unwrap();
             assert_eq!(kind.stop_string(), Some(s));
         }
@@ -427,6 +582,7 @@ mod tests {
     fn provider_cut_leaves_recognisable_tails() {
         let stops: Vec<String> = stop_strings(
             &[],
+            ModelFamily::Claude,
             StopOptions {
                 end_of_call: true,
                 loops: true,
@@ -467,6 +623,7 @@ mod tests {
     fn empty_call_loop_is_stopped_by_its_loop_stop_when_end_of_call_is_off() {
         let loops_only: Vec<String> = stop_strings(
             &[],
+            ModelFamily::Claude,
             StopOptions {
                 end_of_call: false,
                 loops: true,
@@ -497,6 +654,72 @@ mod tests {
         assert_eq!(complete_half_tag("a\n</parameter>"), None);
         assert_eq!(complete_half_tag("a < b"), None);
         assert_eq!(complete_half_tag(""), None);
+    }
+
+    #[test]
+    fn every_family_has_end_of_call_stops_that_complete_its_calls() {
+        use ctb_invoke::{Found, find_first_call};
+        let all = StopOptions {
+            end_of_call: true,
+            loops: true,
+        };
+        // (family, a whole reply with one call)
+        let cases = [
+            (
+                ModelFamily::Claude,
+                "Go.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>\nafter",
+            ),
+            (
+                ModelFamily::MiniMax,
+                "<minimax:tool_call>\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+            ),
+            (
+                ModelFamily::DeepSeek,
+                "<\u{ff5c}DSML\u{ff5c}function_calls>\n<\u{ff5c}DSML\u{ff5c}invoke name=\"x\">\n<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">1</\u{ff5c}DSML\u{ff5c}parameter>\n</\u{ff5c}DSML\u{ff5c}invoke>\n</\u{ff5c}DSML\u{ff5c}function_calls>",
+            ),
+            (
+                ModelFamily::DeepSeek,
+                "<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>x<\u{ff5c}tool\u{2581}sep\u{ff5c}>{\"a\": 1}<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
+            ),
+            (
+                ModelFamily::Qwen,
+                "<tool_call>\n<function=x>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            ),
+            (
+                ModelFamily::Qwen,
+                "<tool_call>\n{\"name\": \"x\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+            ),
+            (
+                ModelFamily::Glm,
+                "<tool_call>x\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+            ),
+            (
+                ModelFamily::Kimi,
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.x:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>",
+            ),
+            (
+                ModelFamily::GptOss,
+                "<|start|>assistant<|channel|>commentary to=functions.x <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+            ),
+            (
+                ModelFamily::Grok,
+                "<xai:function_call name=\"x\">\n<parameter name=\"a\">1</parameter>\n</xai:function_call>",
+            ),
+        ];
+        for (family, text) in cases {
+            let Found::Call(whole) = find_first_call(text) else {
+                panic!("{family}: no call in {text:?}")
+            };
+            let stops = stop_strings(&[], family, all);
+            let cut = ctb_testkit::provider_cut(text, &stops).expect("a stop matches");
+            let output = &text[..cut.output_end];
+            let completed = completion(output, &stops[cut.index]).expect("completes");
+            let Found::Call(call) = find_first_call(&completed) else {
+                panic!("{family}: no call after completing {completed:?}")
+            };
+            assert_eq!(call.end, completed.len(), "{family}: {completed:?}");
+            assert_eq!((call.name, call.args), (whole.name, whole.args), "{family}");
+        }
     }
 
     #[test]

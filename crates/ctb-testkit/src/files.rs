@@ -37,6 +37,9 @@ pub struct ReplyFile {
     pub expect_outcome: String,
     /// The expected reason code.
     pub expect_reason: String,
+    /// The LiteLLM model name the reply is run as, when the sidecar gives one (another model
+    /// family's stop strings); else a Claude model.
+    pub model: Option<String>,
 }
 
 /// Every reply fixture of `dir/replies`, sorted by name.
@@ -74,6 +77,7 @@ fn reply_file(path: &Path) -> Result<ReplyFile, String> {
             .to_owned(),
         expect_outcome: s(&v["expect"]["outcome"]),
         expect_reason: s(&v["expect"]["reason"]),
+        model: v.get("model").and_then(Value::as_str).map(str::to_owned),
         name,
         text,
     })
