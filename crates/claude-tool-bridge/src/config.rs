@@ -51,7 +51,7 @@ impl Default for Config {
 
 /// The models covered by default: every family whose models write their call text (their
 /// LiteLLM names hold one of these).
-pub const DEFAULT_MODELS: [&str; 9] = [
+const DEFAULT_MODELS: [&str; 9] = [
     "claude", "minimax", "deepseek", "qwen", "glm", "kimi", "moonshot", "gpt-oss", "grok",
 ];
 
