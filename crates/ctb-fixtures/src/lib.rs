@@ -167,7 +167,15 @@ pub fn replay(
         Streaming::Random { seed, .. } => Rng::new(seed),
         Streaming::OnePiece => Rng::new(0),
     };
-    let mut session = Session::new(Config::default());
+    let config = match &conv.config {
+        Some(v) => {
+            Config::from_value(v.clone())
+                .map_err(|e| format!("{}: config: {e}", conv.name))?
+                .0
+        }
+        None => Config::default(),
+    };
+    let mut session = Session::new(config);
     let mut out = Vec::new();
     for (turn, attempts) in conv.turns.iter().enumerate() {
         let mut done = false;

@@ -12,7 +12,7 @@ fn stop_names(stops: &[String]) -> String {
     let names: Vec<&str> = stops
         .iter()
         .map(|s| match s.as_str() {
-            "invoke>" => "end",
+            x if ctb_guard::stop_kind_of(x) == Some(ctb_guard::StopKind::EndOfCall) => "end",
             x if x.contains("</invoke>") => "empty",
             x if x.contains("placeholder") => "placeholder",
             x if x.contains(NS) => "chain",

@@ -108,6 +108,8 @@ pub struct Conversation {
     pub finish_reported: bool,
     /// Per turn, the attempts in order (the last one repeats).
     pub turns: Vec<Vec<Attempt>>,
+    /// Settings laid over the defaults for this conversation, if any.
+    pub config: Option<Value>,
 }
 
 /// Every conversation of `dir/conversations`, sorted by file name.
@@ -163,6 +165,7 @@ fn conversation(path: &Path) -> Result<Conversation, String> {
             .get("finish_reported")
             .and_then(Value::as_bool)
             .unwrap_or(true),
+        config: v.get("config").cloned(),
         turns,
     })
 }
