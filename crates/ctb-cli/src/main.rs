@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 const USAGE: &str = "usage:
   ctb translate [--tools PATH]... [--config PATH] [--model NAME]
                 [--finish-reason stop|stop_sequence|max_tokens|unknown] [REPLY|-]
-      Decide what Agent Zero should see for a reply; prints
-      {\"outcome\", \"reply\", \"request\", \"reason\"}. Without --tools, Agent Zero's
+      Decide what Agent Zero should see for a reply, as the plugin would for the model
+      NAME (its family's stop strings; a Claude model by default); prints
+      {\"outcome\", \"reply\", \"request\", \"reason\", \"family\"}. Without --tools, Agent Zero's
       built-in tools are the catalog. --tools takes JSON tool definitions or Agent Zero
       prompt text (told apart by content) and may repeat.
   ctb scan [REPLY|-]
@@ -22,7 +23,8 @@ const USAGE: &str = "usage:
   ctb repair [FILE|-]
       Repair tolerant JSON into compact JSON (exit 1 when it cannot be repaired).
   ctb stops [--config PATH] [--model NAME]
-      Print the stop strings the bridge asks the provider for (end-of-call first).
+      Print the stop strings the bridge asks the provider for, for the model NAME (its
+      family's end-of-call stops first, then Claude's loop stops).
   ctb --version | --help";
 
 /// A failure that ends the command: the message and the exit code.
@@ -211,6 +213,7 @@ fn translate(args: &[String]) -> Result<(), Failure> {
         "reply": decision.reply,
         "request": decision.request,
         "reason": decision.reason.code(),
+        "family": decision.family.map(|f| f.code()),
     });
     print_out(&out.to_string())
 }
