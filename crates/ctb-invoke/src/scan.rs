@@ -400,22 +400,24 @@ fn is_fence_start(body: &str) -> bool {
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
-/// or a family's start token.
+/// or a family's start token. Looks only at the line's `<` and `:` bytes.
 fn mentions_call(line: &str) -> bool {
     let b = line.as_bytes();
-    if START_TOKENS.iter().any(|t| line.contains(t)) {
-        return true;
-    }
-    b.iter().enumerate().any(|(at, &c)| {
-        (c == b'<' || c == b':')
-            && CALL_TAG_NAMES.iter().any(|word| {
-                let end = at + 1 + word.len();
-                b.get(at + 1..end) == Some(word.as_bytes())
-                    && matches!(
-                        b.get(end),
-                        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                    )
-            })
+    memchr::memchr2_iter(b'<', b':', b).any(|at| {
+        let rest = &b[at + 1..];
+        if b[at] == b'<'
+            && rest.first().is_some_and(|&c| c == b'|' || c >= 0x80)
+            && START_TOKENS.iter().any(|t| b[at..].starts_with(t.as_bytes()))
+        {
+            return true;
+        }
+        CALL_TAG_NAMES.iter().any(|word| {
+            rest.starts_with(word.as_bytes())
+                && matches!(
+                    rest.get(word.len()),
+                    None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                )
+        })
     })
 }
 

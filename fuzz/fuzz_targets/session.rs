@@ -1,0 +1,94 @@
+//! A reply fed to a session in one piece and in two seeded random chunkings, for a model of a
+//! family chosen by the input: the early stop fires at the same text in every chunking and
+//! hands on a call whose decision is a translation (the batch one, unless a JSON request after
+//! the call changes it); without an early stop the decision is the batch decision. The grammar
+//! streamed in the same pieces ends where the whole text does.
+#![no_main]
+
+use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Reason, Session};
+use ctb_invoke::{Found, Scanner, find_first_call};
+use ctb_testkit::{Rng, random_chunks};
+use libfuzzer_sys::fuzz_target;
+
+const MODELS: [&str; 8] = [
+    "anthropic/claude-sonnet-5-5",
+    "openrouter/minimax/minimax-m2.5",
+    "openrouter/deepseek/deepseek-v3.2",
+    "openrouter/qwen/qwen3-coder",
+    "openrouter/z-ai/glm-4.7",
+    "openrouter/moonshotai/kimi-k2",
+    "openrouter/openai/gpt-oss-120b",
+    "openrouter/x-ai/grok-code-fast-1",
+];
+
+const FINISH: [FinishReason; 4] = [
+    FinishReason::Stop,
+    FinishReason::StopSequence,
+    FinishReason::MaxTokens,
+    FinishReason::Unknown,
+];
+
+fn run(model: &str, pieces: &[&str], whole: &str, finish: FinishReason, cat: &Catalog) -> (Option<String>, claude_tool_bridge::Decision) {
+    let mut s = Session::new(Config::default());
+    s.begin_turn(model, &[]);
+    let mut stopped = None;
+    for p in pieces {
+        if let Some(r) = s.feed(p, cat) {
+            stopped = Some(r);
+            break;
+        }
+    }
+    let reply = stopped.clone().unwrap_or_else(|| whole.to_owned());
+    (stopped, s.finish(&reply, finish, cat).expect("a turn was begun"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 9 {
+        return;
+    }
+    let seed = u64::from_le_bytes(data[..8].try_into().unwrap_or_default());
+    let Ok(text) = std::str::from_utf8(&data[9..]) else {
+        return;
+    };
+    let model = MODELS[data[8] as usize % MODELS.len()];
+    let finish = FINISH[(data[8] as usize / MODELS.len()) % FINISH.len()];
+    let cat = Catalog::agent_zero();
+    let mut batch = Session::new(Config::default());
+    batch.begin_turn(model, &[]);
+    let want = batch.finish(text, finish, &cat).expect("a turn was begun");
+    assert_ne!(want.reason, Reason::InternalError);
+    let whole = find_first_call(text);
+    let mut rng = Rng::new(seed);
+    let mut first_stop: Option<Option<String>> = None;
+    for max in [text.len().max(1), 1 + rng.below(8), 1 + rng.below(300)] {
+        let pieces = random_chunks(text, &mut rng, max);
+        let mut sc = Scanner::new();
+        let mut end = 0;
+        for p in &pieces {
+            end += p.len();
+            if let Found::Call(c) = sc.advance(&text[..end]) {
+                assert_eq!(Found::Call(c.clone()), whole);
+                assert_eq!(find_first_call(&text[..c.end.max(sc.reach())]), whole);
+                break;
+            }
+        }
+        assert_eq!(Scanner::new().finish(text), whole);
+        let (stopped, got) = run(model, &pieces, text, finish, &cat);
+        match &first_stop {
+            None => first_stop = Some(stopped.clone()),
+            Some(s) => assert_eq!(s, &stopped, "the stop point moved"),
+        }
+        match stopped {
+            None => assert_eq!(got, want),
+            Some(cut) => {
+                assert!(text.starts_with(&cut));
+                assert_eq!(got.outcome, Outcome::Translated);
+                if want.outcome == Outcome::Translated {
+                    assert_eq!(got.request, want.request);
+                } else {
+                    assert_eq!(want.reason, Reason::JsonRequestPresent);
+                }
+            }
+        }
+    }
+});
