@@ -45,12 +45,14 @@
 
 mod config;
 mod decision;
+mod model_patterns;
 mod session;
 mod translate;
 
-pub use config::{Config, ConfigError};
+pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, FinishReason, Outcome, Reason};
+pub use model_patterns::{MAX_PATTERN_LEN, ModelPatterns};
 pub use session::{Session, TurnPlan};
 pub use translate::{MAX_REPLY_BYTES, holds_json_request, render_request, translate};
 

@@ -3,6 +3,8 @@
 //! Every command prints machine-readable JSON on stdout. Bad input (a missing file, an
 //! unreadable catalog or config, an unknown flag) prints one line on stderr and exits 2.
 
+mod config_file;
+
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -134,7 +136,7 @@ fn load_config(path: Option<&str>) -> Result<Config, Failure> {
     };
     let text = read_file(p)?;
     let (config, warnings) =
-        Config::from_str_any(&text).map_err(|e| usage_error(format!("bad config `{p}`: {e}")))?;
+        config_file::parse(&text).map_err(|e| usage_error(format!("bad config `{p}`: {e}")))?;
     for w in warnings {
         eprintln!("ctb: warning: {p}: {w}");
     }
