@@ -1,0 +1,56 @@
+"""The plugin's Python rooms, and what each may import (checked on the source):
+
+- helpers/install.py: the standard library only (it runs before the wheel exists);
+- helpers/turns.py: the standard library and the wheel; never Agent Zero;
+- helpers/agent_zero.py: the one module that imports Agent Zero;
+- hooks.py: the standard library and the plugin's own helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+from conftest import PLUGIN
+
+HELPERS = "usr.plugins.claude_tool_bridge.helpers"
+AGENT_ZERO_TOP = {"agent", "helpers", "models", "initialize", "python"}
+ALLOWED = {
+    "helpers/install.py": set(),
+    "helpers/turns.py": {"claude_tool_bridge"},
+    "helpers/agent_zero.py": {"helpers", HELPERS},
+    "hooks.py": {HELPERS},
+}
+
+
+def imports(path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("room", sorted(ALLOWED))
+def test_each_room_imports_only_what_it_may(room):
+    outside = set()
+    for name in imports(PLUGIN / room):
+        top = name.split(".")[0]
+        if top in sys.stdlib_module_names or top == "__future__":
+            continue
+        if name in ALLOWED[room] or top in ALLOWED[room] or name.startswith(f"{HELPERS}."):
+            continue
+        outside.add(name)
+    assert outside == set(), f"{room} imports {outside}"
+
+
+def test_agent_zero_py_is_the_only_helper_that_imports_agent_zero():
+    importers = sorted(
+        str(path.relative_to(PLUGIN))
+        for path in (PLUGIN / "helpers").glob("*.py")
+        if any(name.split(".")[0] in AGENT_ZERO_TOP for name in imports(path))
+    )
+    assert importers == ["helpers/agent_zero.py"]
