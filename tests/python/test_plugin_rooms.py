@@ -54,3 +54,20 @@ def test_agent_zero_py_is_the_only_helper_that_imports_agent_zero():
         if any(name.split(".")[0] in AGENT_ZERO_TOP for name in imports(path))
     )
     assert importers == ["helpers/agent_zero.py"]
+
+
+def test_the_folder_has_what_agent_zero_looks_for():
+    """plugin.yaml's name is the folder's; README and LICENSE (the Plugin Index wants them);
+    a thumbnail where the plugin list looks for one (webui/thumbnail.png, square, like the
+    core plugins' 256 x 256)."""
+    import struct
+
+    import yaml
+
+    meta = yaml.safe_load((PLUGIN / "plugin.yaml").read_text())
+    assert meta["name"] == PLUGIN.name == "claude_tool_bridge"
+    assert (PLUGIN / "README.md").is_file() and (PLUGIN / "LICENSE").is_file()
+    png = (PLUGIN / "webui" / "thumbnail.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png[16:24]) == (256, 256)
+    assert len(png) < 64_000
