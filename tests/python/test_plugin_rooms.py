@@ -71,3 +71,26 @@ def test_the_folder_has_what_agent_zero_looks_for():
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (256, 256)
     assert len(png) < 64_000
+
+
+def test_readme_and_settings_screen_describe_the_same_settings():
+    """Every setting is in the README's table and on the settings screen, and the screen's
+    hint for each switch says what the README's table says (one text for both)."""
+    import html
+    import re
+
+    import claude_tool_bridge as ctb
+
+    readme = (PLUGIN / "README.md").read_text()
+    screen = (PLUGIN / "webui" / "config.html").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| `[^`]*` \| (.*) \|$", readme, re.MULTILINE))
+    assert list(rows) == list(ctb.Config().to_dict())
+    for key in rows:
+        assert f"config.{key}" in screen, key
+    hints = {
+        title: " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+        for title, text in re.findall(
+            r'field-title">([^<]+)</div>\s*<div class="field-description">(.*?)</div>', screen, re.S
+        )
+    }
+    assert hints["Prose as response"] == rows["prose_as_response"]
