@@ -205,3 +205,24 @@ def test_uninstall_removes_the_wheel(a0, monkeypatch):
                         lambda command, **k: ran.append(command) or subprocess.CompletedProcess(command, 0))
     assert a0.plugins.call_plugin_hook("claude_tool_bridge", "uninstall") is True
     assert ran[0][-3:] == ["uninstall", "-y", "claude-tool-bridge"]
+
+
+def test_uv_is_the_fallback_when_the_python_has_no_pip(plugin_dir, monkeypatch):
+    """Agent Zero's Docker venv is made by uv and may have no pip: then `uv pip` runs, with
+    only the options uv takes."""
+    ran = []
+
+    def fake_run(command, **kwargs):
+        ran.append(command)
+        if command[1:3] == ["-m", "pip"]:
+            return subprocess.CompletedProcess(command, 1, "", "/venv/bin/python: No module named pip\n")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(install.shutil, "which", lambda name: "/usr/bin/uv" if name == "uv" else None)
+    monkeypatch.setattr(install, "installed_version", lambda python: "")
+    outcome = install.ensure(plugin_dir, python="/venv/bin/python", run=fake_run, supported=[])
+    assert outcome == install.Outcome(True, "index")
+    pip, uv = ran
+    assert pip[:3] == ["/venv/bin/python", "-m", "pip"] and "--timeout" in pip
+    assert uv == ["/usr/bin/uv", "pip", "install", "--only-binary", "claude-tool-bridge",
+                  f"claude-tool-bridge=={VERSION}", "--python", "/venv/bin/python"]

@@ -30,9 +30,10 @@ from typing import Callable, Iterable, Sequence
 
 DISTRIBUTION = "claude-tool-bridge"
 WHEEL_PREFIX = "claude_tool_bridge-"
-# pip's own network timeout per request, and a bound on the whole index attempt.
+# pip's own network timeout per request (one retry), and a bound on the whole index attempt:
+# an unreachable index delays Agent Zero's start by under a minute.
 INDEX_TIMEOUT_S = 20
-INDEX_DEADLINE_S = 300
+INDEX_DEADLINE_S = 120
 
 Tag = tuple[str, str, str]
 Runner = Callable[..., subprocess.CompletedProcess]
@@ -207,10 +208,11 @@ def _here() -> str:
 # ---------------------------------------------------------------- installing
 
 
-def _pip(python: str, args: Iterable[str]) -> list[list[str]]:
+def _pip(python: str, args: Iterable[str], pip_only: Iterable[str] = ()) -> list[list[str]]:
     """pip in `python`; `uv pip` as well when uv is on PATH (Agent Zero's Docker venv is made
-    by uv and may have no pip)."""
-    commands = [[python, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]]
+    by uv and may have no pip). `pip_only`: options uv does not take."""
+    args = list(args)
+    commands = [[python, "-m", "pip", "--disable-pip-version-check", "--no-input", *pip_only, *args]]
     uv = shutil.which("uv")
     if uv:
         commands.append([uv, "pip", *args, "--python", python])
@@ -262,15 +264,9 @@ def ensure(
         failures.append(f"{wheel.name}: {problem}")
     bundle = "; ".join(failures) if failures else _describe_bundle(wheels_dir)
     requirement = f"{DISTRIBUTION}=={wanted}" if wanted else DISTRIBUTION
-    index_args = [
-        "install",
-        "--only-binary",
-        DISTRIBUTION,
-        "--timeout",
-        str(INDEX_TIMEOUT_S),
-        requirement,
-    ]
-    problem = _attempt(_pip(python, index_args), run, INDEX_DEADLINE_S)
+    index_args = ["install", "--only-binary", DISTRIBUTION, requirement]
+    patience = ["--timeout", str(INDEX_TIMEOUT_S), "--retries", "1"]
+    problem = _attempt(_pip(python, index_args, patience), run, INDEX_DEADLINE_S)
     if not problem:
         return Outcome(True, "index")
     installed = f" (installed: {have})" if have else ""
