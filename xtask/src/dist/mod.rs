@@ -5,7 +5,7 @@
 //! - [`wheel`]: maturin (development install, release wheel, sdist) and the install check;
 //! - [`bundle`]: the Agent Zero plugin folder with the wheel inside;
 //! - [`install`]: `install-plugin` into an Agent Zero checkout;
-//! - [`release`]: one version everywhere, bumping it, the release dry run.
+//! - [`mod@release`]: one version everywhere, bumping it, the release dry run.
 
 mod bundle;
 mod install;
