@@ -94,3 +94,21 @@ def test_readme_and_settings_screen_describe_the_same_settings():
         )
     }
     assert hints["Prose as response"] == rows["prose_as_response"]
+
+
+def test_the_plugin_type_checks_against_the_wheels_stubs(tmp_path, monkeypatch):
+    """mypy over the three rooms (laid out as Agent Zero imports them), with the wheel's
+    own stubs: the flow from `agent_zero.bridge()` to `turns.Bridge` is typed."""
+    import shutil
+
+    api = pytest.importorskip("mypy.api")
+    package = tmp_path / "usr" / "plugins" / "claude_tool_bridge"
+    shutil.copytree(PLUGIN, package, ignore=shutil.ignore_patterns("wheels", "__pycache__"))
+    for folder in (tmp_path / "usr", tmp_path / "usr" / "plugins", package):
+        (folder / "__init__.py").touch()
+    monkeypatch.chdir(tmp_path)
+    out, err, status = api.run([
+        "--ignore-missing-imports", "--explicit-package-bases", "--no-error-summary",
+        "--cache-dir", str(tmp_path / ".mypy_cache"), "-p", "usr.plugins.claude_tool_bridge.helpers",
+    ])
+    assert status == 0, out + err

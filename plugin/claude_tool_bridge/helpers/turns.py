@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -439,8 +438,8 @@ async def settle(
     current = result
     for attempt in range(MAX_REASKS + 1):
         text = result_text(current)
-        settled.left_alone = left_to_agent_zero(current) if text is not None else "no text"
-        if settled.left_alone:
+        settled.left_alone = "no text" if text is None else left_to_agent_zero(current)
+        if text is None or settled.left_alone:
             settled.result = current
             return settled
         decision = session.finish(text, finish_reason_of(current), catalog)
