@@ -55,8 +55,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             enabled: true,
-            // One short pattern: compiling it cannot fail.
-            models: ModelPatterns::new(["claude"]).unwrap_or_else(|_| ModelPatterns::none()),
+            models: ModelPatterns::claude(),
             early_stop: true,
             stop_sequence: true,
             loop_guard: true,

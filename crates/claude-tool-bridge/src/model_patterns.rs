@@ -1,5 +1,7 @@
 //! Which chat models the bridge acts on: [`ModelPatterns`].
 
+use std::sync::OnceLock;
+
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 
@@ -70,6 +72,15 @@ impl ModelPatterns {
             Some(built)
         };
         Ok(Self { patterns, matcher })
+    }
+
+    /// `["claude"]`, the default, compiled once per process (a clone shares the compiled
+    /// matcher), so `Config::default()` stays cheap.
+    pub(crate) fn claude() -> Self {
+        static CLAUDE: OnceLock<ModelPatterns> = OnceLock::new();
+        CLAUDE
+            .get_or_init(|| Self::new(["claude"]).unwrap_or_else(|_| Self::none()))
+            .clone()
     }
 
     /// No patterns: matches nothing.
