@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 def _purge() -> None:
     for name in list(sys.modules):
         top = name.split(".")[0]
-        if name == "agent" or top in ("helpers", "usr") or name.startswith(("a0ext_", "a0hooks_")):
+        if name in ("agent", "a0loop") or top in ("helpers", "usr") or name.startswith(("a0ext_", "a0hooks_", "_ic_checker")):
             del sys.modules[name]
 
 
@@ -59,11 +59,16 @@ def a0_factory(tmp_path):
             generation=generation,
             root=root,
             agent_module=importlib.import_module("agent"),
-            integration=importlib.import_module("usr.plugins.claude_tool_bridge.helpers.integration"),
-            bridge=importlib.import_module("usr.plugins.claude_tool_bridge.helpers.bridge"),
+            # the plugin's rooms: the one that imports Agent Zero, the logic on the wheel, the
+            # installer (standard library only)
+            agent_zero=importlib.import_module("usr.plugins.claude_tool_bridge.helpers.agent_zero"),
+            turns=importlib.import_module("usr.plugins.claude_tool_bridge.helpers.turns"),
+            install=importlib.import_module("usr.plugins.claude_tool_bridge.helpers.install"),
             plugins=importlib.import_module("helpers.plugins"),
             extension=importlib.import_module("helpers.extension"),
+            errors=importlib.import_module("helpers.errors"),
             printed=importlib.import_module("helpers.print_style").LINES,
+            notifications=importlib.import_module("helpers.notification").SENT,
         )
 
     yield make

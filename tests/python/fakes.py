@@ -26,9 +26,14 @@ class FakeProvider:
     streamed_chars: list[int] = field(default_factory=list)
     native_calls: list[dict] | None = None
     mode: str = "chat_completions"
+    # Called with the request number (0 for the first) before each answer: a test's way to
+    # do something while the model is being asked (e.g. intervene during a re-ask).
+    before_answer: Any = None
 
     def answer(self, model: str, kwargs: dict, messages: Any) -> tuple[str, str]:
         stop = kwargs.get("stop")
+        if self.before_answer is not None:
+            self.before_answer(len(self.requests))
         self.requests.append(Request(model, list(stop) if stop else None, messages))
         reply = self.replies.pop(0) if self.replies else ""
         finish = "end_turn"

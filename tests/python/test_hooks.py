@@ -77,9 +77,8 @@ class Scripted:
 
 def install_counting(a0, agent, **kwargs):
     """Loads the settings once, then swaps the agent's session for a counting one."""
-    bridge = a0.bridge
-    state = bridge.state_of(agent)
-    a0.integration._config(agent, state)
+    state = a0.turns.state_of(agent)
+    a0.turns.refresh_config(state, lambda: a0.agent_zero._load_settings(agent))
     counting = CountingSession(state.session, **kwargs)
     state.session = counting
     return counting
@@ -201,8 +200,8 @@ async def test_reasking_is_bounded(a0):
     discard = Scripted("discard", "", "loop")
     counting = install_counting(a0, agent, scripted=[discard] * 10)
     await agent.turn(MESSAGES)
-    assert len(provider.requests) == 1 + a0.bridge.MAX_REASKS
-    assert len(counting.finishes) == 1 + a0.bridge.MAX_REASKS
+    assert len(provider.requests) == 1 + a0.turns.MAX_REASKS
+    assert len(counting.finishes) == 1 + a0.turns.MAX_REASKS
 
 
 async def test_real_session_discards_a_stopped_reply_without_usable_call(a0):
@@ -260,7 +259,7 @@ async def test_responses_mode_results_are_left_alone(a0_factory, generation):
     counting = install_counting(a0, agent)
     await agent.turn(MESSAGES)
     assert counting.finishes == []
-    assert a0.bridge.result_text((LS_CALL,)) == LS_CALL
+    assert a0.turns.result_text((LS_CALL,)) == LS_CALL
 
 
 @pytest.mark.parametrize("generation", ["v26", "newest"])
@@ -277,7 +276,7 @@ async def test_any_error_leaves_the_reply_untouched_and_is_logged_once(a0, monke
     async def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(a0.bridge, "settle", broken)
+    monkeypatch.setattr(a0.turns, "settle", broken)
     # no stop strings, so "untouched" is the whole reply as the provider sent it
     a0.plugins.SAVED["claude_tool_bridge"] = {"stop_sequence": False, "loop_guard": False}
     agent, provider = make_agent(a0, [LS_CALL, LS_CALL])
@@ -292,7 +291,7 @@ async def test_error_in_the_before_hook_changes_nothing(a0, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("before-boom")
 
-    monkeypatch.setattr(a0.bridge, "begin", broken)
+    monkeypatch.setattr(a0.turns, "begin", broken)
     agent, provider = make_agent(a0, [LS_CALL])
     await agent.turn(MESSAGES)
     assert provider.requests[0].stop is None
@@ -318,7 +317,7 @@ async def test_settings_are_cached_for_a_few_seconds(a0):
     a0.plugins.SAVED["claude_tool_bridge"] = {"enabled": False}
     await agent.turn(MESSAGES)
     assert provider.requests[1].stop == plan_stops()  # still the cached settings
-    a0.bridge.state_of(agent).settings_at = float("-inf")  # the few seconds have passed
+    a0.turns.state_of(agent).settings_at = float("-inf")  # the few seconds have passed
     await agent.turn(MESSAGES)
     assert provider.requests[2].stop is None
 
@@ -328,13 +327,13 @@ async def test_state_is_kept_per_agent(a0):
     second, _ = make_agent(a0, [JSON_REPLY])
     await first.turn(MESSAGES)
     await second.turn(MESSAGES)
-    assert a0.bridge.state_of(first) is not a0.bridge.state_of(second)
-    assert a0.bridge.state_of(first).session is not a0.bridge.state_of(second).session
+    assert a0.turns.state_of(first) is not a0.turns.state_of(second)
+    assert a0.turns.state_of(first).session is not a0.turns.state_of(second).session
 
 
 def test_catalog_is_cached_for_two_minutes(a0):
     now = [1000.0]
-    cache = a0.bridge.CatalogCache(clock=lambda: now[0])
+    cache = a0.turns.CatalogCache(clock=lambda: now[0])
     first = cache.get(SYSTEM_PROMPT)
     assert cache.get(SYSTEM_PROMPT) is first
     now[0] += 119
@@ -346,19 +345,21 @@ def test_catalog_is_cached_for_two_minutes(a0):
 
 
 def test_catalog_falls_back_to_agent_zero_tools(a0):
-    assert len(a0.bridge.build_catalog("")) == len(ctb.Catalog.agent_zero())
+    assert len(a0.turns.build_catalog("")) == len(ctb.Catalog.agent_zero())
 
 
-def test_the_rewrite_hook_is_chosen_by_features(a0):
-    assert a0.integration.core_has_loop_result_point() is (a0.generation == "newest")
+def test_one_hook_point_per_generation_and_none_after_the_stream_ends(a0):
+    """v1.x decides in `call_chat_model`'s end hook, v2.6 and the newest in
+    `call_chat_model_turn`'s: inside the model call, before any step of the loop has seen
+    the reply. The plugin has no hook at `message_loop_result` or later."""
     assert hasattr(a0.agent_module.Agent, "call_chat_model_turn") is (a0.generation != "v1")
-
-
-def test_message_loop_result_file_sorts_before_the_core_hooks(a0):
-    name = "_03_claude_tool_bridge.py"
-    assert name < "_05_leaked_tool_call.py" < "_10_context_doctor.py"
-    folder = a0.root / "usr/plugins/claude_tool_bridge/extensions/python/message_loop_result"
-    assert [p.name for p in folder.glob("*.py")] == [name]
+    points = a0.root / "usr/plugins/claude_tool_bridge/extensions/python"
+    assert sorted(str(p.relative_to(points).parent) for p in points.rglob("*.py")) == [
+        "_functions/agent/Agent/call_chat_model/end",
+        "_functions/agent/Agent/call_chat_model_turn/end",
+        "chat_model_call_before",
+        "startup_migration",
+    ]
 
 
 # ---------------------------------------------------------------- dependencies
@@ -387,93 +388,174 @@ async def test_a_reused_model_object_does_not_pile_up_stops(a0):
     assert [r.stop for r in provider.requests] == [expected] * 3
 
 
-async def test_a_missing_wheel_leaves_everything_alone(a0, monkeypatch):
-    import time
 
-    monkeypatch.setattr(a0.integration, "bridge", None)
-    monkeypatch.setattr(a0.integration, "_IMPORT_ERROR", ImportError("no wheel"))
-    monkeypatch.setattr(a0.integration, "_import_tried_at", time.monotonic())
+
+# ---------------------------------------------------------------- settings the screen saves
+
+
+def test_the_screen_saves_only_what_differs_from_the_defaults(a0):
+    """After a save, a later release's changed default still reaches every key the user
+    left alone: config.json holds only the user's changes; the screen shows every key."""
+    shown = a0.plugins.get_plugin_config("claude_tool_bridge")
+    assert shown == ctb.Config().to_dict()
+    a0.plugins.save_plugin_config("claude_tool_bridge", "", "", {**shown, "early_stop": False})
+    assert a0.plugins.SAVED["claude_tool_bridge"] == {"early_stop": False}
+    assert a0.plugins.get_plugin_config("claude_tool_bridge") == {**shown, "early_stop": False}
+    # "Reset to default": the screen loads the defaults file and saves it
+    a0.plugins.save_plugin_config("claude_tool_bridge", "", "",
+                                  a0.plugins.get_default_plugin_config("claude_tool_bridge"))
+    assert a0.plugins.SAVED["claude_tool_bridge"] == {}
+
+
+def test_unusable_saved_values_show_the_default_and_say_why_once(a0):
+    a0.plugins.SAVED["claude_tool_bridge"] = {"prose_min_chars": "lots", "colour": "blue"}
+    for _ in range(3):
+        shown = a0.plugins.get_plugin_config("claude_tool_bridge")
+    assert shown == ctb.Config().to_dict()
+    said = [line for line in a0.printed if "settings:" in line]
+    assert said == [
+        '[claude_tool_bridge] settings: `prose_min_chars` must be a whole number of 0 or more, '
+        'not a string ("lots"); the default (800) is used',
+        "[claude_tool_bridge] settings: unknown key `colour` ignored",
+    ]
+
+
+# ---------------------------------------------------------------- the wheel missing
+
+
+def _hide_the_wheel(a0, monkeypatch):
+    import sys
+
+    monkeypatch.setattr(a0.agent_zero, "_bridge", None)
+    monkeypatch.setattr(a0.agent_zero, "_import_tried_at", float("-inf"))
+    monkeypatch.setitem(sys.modules, "usr.plugins.claude_tool_bridge.helpers.turns", None)
+    monkeypatch.delattr(sys.modules["usr.plugins.claude_tool_bridge.helpers"], "turns")
+
+
+async def test_a_missing_wheel_leaves_everything_alone_and_says_so_once(a0, monkeypatch):
+    _hide_the_wheel(a0, monkeypatch)
     agent, provider = make_agent(a0, [LS_CALL, LS_CALL])
     await agent.turn(MESSAGES)
+    monkeypatch.setattr(a0.agent_zero, "_import_tried_at", float("-inf"))  # retried later
     await agent.turn(MESSAGES)
     assert provider.requests[0].stop is None
     assert handed_on(a0, agent) == [LS_CALL, LS_CALL]
-    assert sum("not importable" in line for line in a0.printed) == 1
+    said = [line for line in a0.printed if "inactive" in line]
+    assert len(said) == 1 and "cannot be imported" in said[0] and "To fix: restart" in said[0]
+    assert [n["title"] for n in a0.notifications] == ["Claude Tool Bridge is inactive"]
+    # the settings screen still shows what Agent Zero read
+    a0.plugins.SAVED["claude_tool_bridge"] = {"early_stop": False}
+    assert a0.plugins.get_plugin_config("claude_tool_bridge") == {"early_stop": False}
 
 
-# ---------------------------------------------------------------- hooks.py
+# ---------------------------------------------------------------- the loop's order (issue 9)
 
 
-def load_hooks(a0):
-    import importlib.util
-
-    path = a0.root / "usr/plugins/claude_tool_bridge/hooks.py"
-    spec = importlib.util.spec_from_file_location("ctb_hooks_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_plugin_version_is_the_wheel_version(a0):
-    assert load_hooks(a0).plugin_version() == ctb.__version__
-
-
-@pytest.mark.parametrize("generation", ["v26"])
-def test_ensure_dependencies_installs_the_bundled_wheel(a0_factory, generation, monkeypatch):
-    import subprocess
-    import sys
-
-    a0 = a0_factory(generation)
-    hooks = load_hooks(a0)
-    (hooks.WHEELS_DIR).mkdir()
-    (hooks.WHEELS_DIR / f"claude_tool_bridge-{ctb.__version__}-cp310-abi3-linux_x86_64.whl").write_bytes(b"")
-    ran = []
-
-    def fake_run(command, **kwargs):
-        ran.append(command)
-        return subprocess.CompletedProcess(command, 0, "", "")
-
-    monkeypatch.setattr(hooks.subprocess, "run", fake_run)
-    monkeypatch.setattr(hooks, "installed_version", lambda: "0.0.1")
-    assert hooks.ensure_dependencies() is True
-    assert ran[0] == [sys.executable, "-m", "pip", "install", "--no-index", "--find-links",
-                      str(hooks.WHEELS_DIR), "--upgrade", f"claude-tool-bridge=={ctb.__version__}"]
-    # once done (or when the installed version matches), nothing runs again
-    ran.clear()
-    assert hooks.ensure_dependencies() is True
-    assert ran == []
+async def test_the_safety_check_judges_the_reply_that_runs_after_a_silent_re_ask(a0):
+    """The stopped first reply (an unknown tool's call) is dropped and asked again. The
+    `_infection_check` stand-in starts its analysis at `response_stream_end` on the text it
+    collected: it must have collected the re-asked reply, whose tool is the one that runs."""
+    agent, provider = make_agent(a0, [UNKNOWN_TOOL_CALL, LS_CALL])
+    got = await agent.turn(MESSAGES)
+    assert len(provider.requests) == 2
+    assert got["tool_name"] == "code_execution_tool"
+    assert agent.tools_run == ["code_execution_tool"]
+    [gate] = agent.data["safety"]
+    assert gate["tool_name"] == "code_execution_tool"
+    assert gate["judged"] == LS_CALL  # the streamed text of the reply that runs
+    assert "no_such_tool" not in gate["judged"]
+    assert "no_such_tool" not in "".join(m for m in ai_messages(agent))
+    if a0.generation == "newest":
+        assert [json.loads(seen)["tool_name"] for seen in agent.data["seen_by_core"]] == [
+            "code_execution_tool"
+        ]
 
 
-def test_ensure_dependencies_is_quiet_when_the_wheel_matches(a0, monkeypatch):
-    hooks = load_hooks(a0)
-    monkeypatch.setattr(hooks.subprocess, "run", lambda *a, **k: pytest.fail("must not run"))
-    assert hooks.installed_version() == ctb.__version__
-    assert hooks.ensure_dependencies() is True
-
-
-def test_missing_wheel_folder_is_reported_not_raised(a0, monkeypatch):
-    hooks = load_hooks(a0)
-    monkeypatch.setattr(hooks, "installed_version", lambda: "")
-    assert hooks.ensure_dependencies(raise_on_error=False) is False
-    with pytest.raises(RuntimeError):
-        hooks._CHECKED = False
-        hooks.ensure_dependencies(raise_on_error=True)
-
-
-def test_uninstall_removes_the_wheel(a0, monkeypatch):
-    import subprocess
-
-    hooks = load_hooks(a0)
-    ran = []
-    monkeypatch.setattr(hooks.subprocess, "run",
-                        lambda command, **k: ran.append(command) or subprocess.CompletedProcess(command, 0))
-    assert hooks.uninstall() is True
-    assert ran[0][-3:] == ["uninstall", "-y", "claude-tool-bridge"]
-
-
-async def test_text_the_wheel_cannot_take_is_left_untouched(a0):
-    odd = LS_CALL + "\ud800"  # a lone surrogate: not encodable as UTF-8
-    a0.plugins.SAVED["claude_tool_bridge"] = {"stop_sequence": False, "loop_guard": False}
-    agent, provider = make_agent(a0, [odd])
+async def test_every_decision_of_a_turn_is_logged_discards_included(a0):
+    agent, provider = make_agent(a0, [UNKNOWN_TOOL_CALL, LS_CALL])
     await agent.turn(MESSAGES)
-    assert handed_on(a0, agent) == [odd]
+    lines = [line for line in a0.printed if line.startswith("[claude_tool_bridge] A0:")]
+    assert lines == [
+        "[claude_tool_bridge] A0: discard (stopped_without_call), asked again",
+        "[claude_tool_bridge] A0: translated (translated) -> code_execution_tool",
+    ]
+
+
+@pytest.mark.parametrize("raised", ["InterventionException", "HandledException", "RepairableException"])
+async def test_agent_zero_exceptions_during_a_re_ask_pass_through_untouched(a0, raised):
+    """An intervention (the stream callback raises it), or any other exception Agent Zero's
+    own call raises while the bridge asks again, reaches the message loop unchanged: the
+    dropped reply is not restored and nothing is logged as a plugin failure."""
+    agent, provider = make_agent(a0, [UNKNOWN_TOOL_CALL, LS_CALL, JSON_REPLY])
+    error_class = getattr(a0.errors, raised)
+    thrown = error_class("from Agent Zero")
+
+    def during_the_re_ask(n):
+        if n == 1:
+            if raised == "InterventionException":
+                agent.intervention = "stop and do something else"
+            else:
+                raise thrown
+
+    provider.before_answer = during_the_re_ask
+    with pytest.raises(error_class) as caught:
+        await agent.turn(MESSAGES)
+    if raised != "InterventionException":
+        assert caught.value is thrown
+    else:
+        assert agent.history[-1] == ("intervention", "stop and do something else", None)
+    assert ai_messages(agent) == []  # neither the dropped reply nor anything else
+    assert agent.tools_run == []
+    assert not [line for line in a0.printed if "failed" in line]
+    state = a0.turns.state_of(agent)
+    assert (state.reasking, state.turn, state.force_no_stops) == (False, None, False)
+    # the next turn works as usual
+    provider.before_answer = None
+    got = await agent.turn(MESSAGES)
+    assert got["tool_name"] == "code_execution_tool"
+
+
+async def test_a_provider_error_during_a_re_ask_is_agent_zeros_too(a0):
+    agent, provider = make_agent(a0, [UNKNOWN_TOOL_CALL, LS_CALL])
+
+    def fail(n):
+        if n == 1:
+            raise ConnectionError("provider down")
+
+    provider.before_answer = fail
+    with pytest.raises(ConnectionError):
+        await agent.turn(MESSAGES)
+    assert not [line for line in a0.printed if "failed" in line]
+
+
+# ---------------------------------------------------------------- Responses transport
+
+
+@pytest.mark.parametrize("generation", ["v26", "newest"])
+async def test_responses_transport_requested_no_early_stop_and_its_replies_left_alone(
+    a0_factory, generation
+):
+    """With `a0_api_mode: responses` the stream is never stopped early (a native call may
+    follow the text); a reply that came back through Responses is Agent Zero's, said once."""
+    a0 = a0_factory(generation)
+    agent, provider = make_agent(a0, [LS_REPLY_WITH_TRAILER, LS_REPLY_WITH_TRAILER],
+                                 kwargs={"a0_api_mode": "Responses"}, mode="responses")
+    a0.plugins.SAVED["claude_tool_bridge"] = {"stop_sequence": False, "loop_guard": False}
+    await agent.turn(MESSAGES)
+    await agent.turn(MESSAGES)
+    assert provider.streamed_chars == [len(LS_REPLY_WITH_TRAILER)] * 2
+    assert handed_on(a0, agent)[0] == LS_REPLY_WITH_TRAILER
+    said = [line for line in a0.printed if "left to Agent Zero" in line]
+    assert len(said) == 1 and "the Responses transport" in said[0]
+
+
+@pytest.mark.parametrize("generation", ["v26", "newest"])
+async def test_responses_requested_but_run_as_chat_is_translated(a0_factory, generation):
+    """Agent Zero runs a Responses-mode request through Chat Completions when the prompt has
+    cache markers for Anthropic or OpenRouter: Claude's usual case. The result says
+    `chat_completions`, and the bridge acts as for any chat reply."""
+    a0 = a0_factory(generation)
+    agent, provider = make_agent(a0, [LS_CALL], kwargs={"a0_api_mode": "responses"})
+    got = await agent.turn(MESSAGES)
+    assert provider.requests[0].stop == plan_stops()
+    assert got["tool_name"] == "code_execution_tool"

@@ -18,24 +18,75 @@ def test_version_and_typing_files_ship():
     assert (package / "_native.pyi").exists()
 
 
-def test_config_defaults_match_the_plugin_defaults():
-    text = (PLUGIN / "default_config.yaml").read_text()
-    loaded = ctb.Config.from_yaml(text)
-    assert loaded.warnings == []
-    assert loaded.to_dict() == ctb.Config().to_dict()
-    assert set(ctb.Config().to_dict()) == {
-        "enabled", "models", "early_stop", "stop_sequence", "loop_guard",
+def test_default_config_yaml_is_exactly_the_rust_defaults():
+    """Agent Zero's settings screen reads default_config.yaml itself (no config saved yet);
+    the defaults live in Rust (`Config::default`): the file must say the same, key for key,
+    in the same order, read by an independent YAML parser."""
+    yaml = pytest.importorskip("yaml")
+    from_file = yaml.safe_load((PLUGIN / "default_config.yaml").read_text())
+    defaults = ctb.Config().to_dict()
+    assert from_file == defaults
+    assert list(from_file) == list(defaults)
+    assert list(defaults) == [
+        "enabled", "models", "families", "early_stop", "stop_sequence", "loop_guard",
         "prose_as_response", "prose_min_chars",
-    }
+    ]
+    assert ctb.Config.from_yaml((PLUGIN / "default_config.yaml").read_text()).warnings == []
 
 
-def test_config_reports_unknown_keys_and_wrong_types():
+def test_config_reports_unknown_keys_and_unusable_values_in_words():
     config = ctb.Config.from_dict({"colour": "blue", "early_stop": "yes", "prose_min_chars": 10})
     assert config.prose_min_chars == 10
-    assert config.early_stop is True  # wrong type: the default stays
-    assert len(config.warnings) == 2
-    assert any("colour" in w for w in config.warnings)
-    assert any("early_stop" in w for w in config.warnings)
+    assert config.early_stop is True  # unusable value: the default stays
+    assert config.warnings == [
+        "unknown key `colour` ignored",
+        '`early_stop` must be true or false, not a string ("yes"); the default (true) is used',
+    ]
+
+
+def test_overrides_are_what_differs_from_the_defaults():
+    assert ctb.Config().overrides() == {}
+    config = ctb.Config.from_dict({**ctb.Config().to_dict(), "early_stop": False, "models": "gpt"})
+    assert config.overrides() == {"early_stop": False, "models": ["gpt"]}
+    assert ctb.Config.from_dict(config.overrides()).to_dict() == config.to_dict()
+
+
+def _cyclic():
+    settings: dict = {}
+    settings["models"] = settings
+    return settings
+
+
+class OddMapping(dict):
+    def __getitem__(self, key):
+        raise KeyError(key)
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (_cyclic(), "nested more than 64 levels"),
+        ({"models": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+         "nested more than 64 levels"),
+        ({1: True}, "key of type int"),
+        ({"models": {"a", "b"}}, "`models` holds a value of type set"),
+        ({"x": [1, object()]}, "`x[1]` holds a value of type object"),
+        ({"prose_min_chars": float("nan")}, "not a finite number"),
+        ([("enabled", False)], "must be a mapping of keys to values, not a list"),
+        ("enabled: false", "must be a mapping of keys to values, not a string"),
+    ],
+)
+def test_from_dict_raises_one_clear_value_error(settings, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        ctb.Config.from_dict(settings)
+
+
+def test_from_dict_reads_dict_subclasses_and_big_numbers():
+    odd = OddMapping(early_stop=False)
+    assert ctb.Config.from_dict(odd).early_stop is False
+    config = ctb.Config.from_dict({"prose_min_chars": 10**30})
+    assert config.prose_min_chars == 800
+    assert "not a number (1000000000000000000000000000000)" in config.warnings[0]
 
 
 def test_config_rejects_text_that_is_not_a_mapping():
@@ -55,6 +106,9 @@ def test_catalog():
     assert len(empty) == 0
     empty.extend(shown)
     assert len(empty) == len(shown)
+    # extending a catalog with itself (issue 8: "Already mutably borrowed")
+    empty.extend(empty)
+    assert len(empty) == len(shown)
 
 
 def test_session_turn_plan_and_decision_types():
@@ -69,7 +123,9 @@ def test_session_turn_plan_and_decision_types():
     assert decision.outcome == "translated", decision
     assert decision.reason in ("translated", "completed_after_stop")
     assert decision.request["tool_name"] == "code_execution_tool"
-    assert json.loads(decision.request_json) == decision.request
+    assert json.loads(decision.reply) == decision.request  # a plain dict, key order kept
+    assert list(decision.request) == list(json.loads(decision.reply))
+    assert decision.request is not decision.request  # a new dict each time
     assert json.loads(decision.reply)["tool_args"]["reset"] is False
     assert decision.retry_without_stops is False
 
@@ -147,3 +203,46 @@ def test_odd_input_never_raises(text):
 
 def test_bridge_error_is_a_runtime_error():
     assert issubclass(ctb.BridgeError, RuntimeError)
+
+
+def test_model_stops_are_never_dropped():
+    """The stub's promise: the model's own stops all stay, first; ours fill up to four."""
+    own = [f"STOP{i}" for i in range(6)]
+    plan = ctb.Session(ctb.Config()).begin_turn("anthropic/claude-x", own)
+    assert plan.stops == own
+    plan = ctb.Session(ctb.Config()).begin_turn("anthropic/claude-x", own[:1])
+    assert plan.stops[0] == "STOP0" and len(plan.stops) == 4
+
+
+def test_families_and_the_family_of_a_model():
+    config = ctb.Config()
+    assert list(config.families) == [
+        "claude", "minimax", "deepseek", "qwen", "glm", "kimi", "gpt_oss", "grok",
+    ]
+    assert config.family_of("openrouter/moonshotai/kimi-k2-thinking") == "kimi"
+    assert config.family_of("openrouter/z-ai/glm-4.7") == "glm"
+    assert config.family_of("openai/gpt-5") == "claude"
+    custom = ctb.Config.from_dict({"families": {"glm": ["zai-*"]}})
+    assert custom.warnings == []
+    assert custom.family_of("zai-coder") == "glm"
+    assert custom.overrides() == {"families": {"glm": ["zai-*"]}}
+
+
+def test_first_call_reads_any_family_with_str_indices():
+    qwen = (
+        "Prüfe den Speicher: ✓\n<tool_call>\n<function=memory_load>\n<parameter=query>\nvpn\n"
+        "</parameter>\n<parameter=limit>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    call = ctb.first_call(qwen, ctb.Catalog.agent_zero())
+    assert call is not None
+    assert call["family"] == "qwen3_coder"
+    assert call["name"] == "memory_load"
+    assert call["arguments"] == {"query": "vpn", "limit": 3}
+    assert call["prose"] == "Prüfe den Speicher: ✓"
+    start, end = call["span"]
+    assert qwen[start:end].startswith("<tool_call>\n<function=memory_load>")
+    assert qwen[start:end].endswith("</function>")
+    assert ctb.first_call("Just prose.", ctb.Catalog.agent_zero()) is None
+    decision = ctb.translate(LS_CALL, ctb.Catalog.agent_zero())
+    assert decision.family == "claude"
+    assert ctb.translate("Just prose.", ctb.Catalog.agent_zero()).family is None

@@ -24,10 +24,13 @@ commands:
   conformance <suite.json>...  score the JSON repair crate or the call grammar against a
                                public test suite (../shared/suites/*.json, parsers/*.json)
   bench [criterion args]       run the criterion benchmarks
-  dist                         build the wheel and the Agent Zero plugin bundle into dist/
+  dist                         build the wheel (manylinux2014 on linux x86-64), the sdist and
+                               the Agent Zero plugin bundle into dist/; install the wheel and
+                               the sdist into fresh virtualenvs and import them
   install-plugin <a0-dir> [--python PATH]
                                install the plugin and wheel into an Agent Zero checkout
-  release <version>            bump versions, check CHANGELOG, dry-run publish, build dist/";
+  release                      check that crates, wheel, plugin.yaml and CHANGELOG agree
+  release <version>            bump every version, check, dry-run publish, build dist/";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

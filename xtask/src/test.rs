@@ -1,6 +1,8 @@
-//! `cargo xtask test`: every check CI runs, in order: fmt, clippy, docs, Rust tests, Python
-//! tests.
+//! `cargo xtask test`: every check CI runs, in order: fmt, clippy, docs, the version check,
+//! Rust tests, then the Python side (the wheel's type stubs against the module, the release
+//! workflow's lints, the Python and plugin tests).
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::util::{self, cargo, root};
@@ -21,20 +23,30 @@ pub(crate) fn run(_args: &[String]) -> Result<(), String> {
             .args(["doc", "--no-deps", "--workspace", "--quiet"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
+    // The crates, the wheel, plugin.yaml and the changelog state one version.
+    crate::dist::check_versions()?;
     // The binding links libpython; it is tested through Python below.
     util::run(cargo().args(["test", "--workspace", "--exclude", "ctb-python"]))?;
     python_tests()?;
     Ok(())
 }
 
-/// The Python tests: a virtualenv in `target/py-venv` (made on first use, with the pinned
-/// requirements of `tests/python/requirements.txt`), the wheel built by maturin and
-/// installed there, then pytest. pytest's exit code 5 (nothing collected) is a failure.
+/// The Python side, in a virtualenv in `target/py-venv` (made on first use, with the pinned
+/// requirements of `tests/python/requirements.txt`): the wheel built by maturin and installed
+/// there, mypy's stubtest, the workflow lints, then pytest. pytest's exit code 5 (nothing
+/// collected) is a failure.
 fn python_tests() -> Result<(), String> {
     let tests = root().join("tests").join("python");
     let requirements = crate::dist::read_requirements(&tests.join("requirements.txt"))?;
     let python = crate::dist::ensure_venv(&requirements)?;
     crate::dist::develop(&python)?;
+    // The hand-written stubs describe the compiled module (names, signatures, finality).
+    util::run(
+        Command::new(&python)
+            .args(["-m", "mypy.stubtest", "claude_tool_bridge._native"])
+            .current_dir(crate::dist::venv_dir()),
+    )?;
+    lint_workflows()?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -51,4 +63,36 @@ fn python_tests() -> Result<(), String> {
         Some(5) => Err("pytest collected no tests (exit code 5)".to_owned()),
         _ => Err(format!("the Python tests failed ({status})")),
     }
+}
+
+/// Every workflow against GitHub's workflow schema (check-jsonschema ships it, so no
+/// download) and through zizmor's security audits (offline: no GitHub API calls).
+fn lint_workflows() -> Result<(), String> {
+    let folder = root().join(".github").join("workflows");
+    let mut workflows: Vec<_> = std::fs::read_dir(&folder)
+        .map_err(|e| format!("cannot read {}: {e}", folder.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| has_extension(p, "yml") || has_extension(p, "yaml"))
+        .collect();
+    if workflows.is_empty() {
+        return Err(format!("no workflows in {}", folder.display()));
+    }
+    workflows.sort();
+    let venv = crate::dist::venv_dir();
+    util::run(
+        Command::new(crate::dist::script_in(&venv, "check-jsonschema"))
+            .args(["--builtin-schema", "vendor.github-workflows"])
+            .args(&workflows)
+            .current_dir(root()),
+    )?;
+    util::run(
+        Command::new(crate::dist::script_in(&venv, "zizmor"))
+            .args(["--offline", "--no-progress"])
+            .args(&workflows)
+            .current_dir(root()),
+    )
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    path.extension().is_some_and(|e| e == ext)
 }

@@ -45,16 +45,18 @@
 
 mod config;
 mod decision;
+mod model_patterns;
 mod request;
 mod session;
 mod tool_call;
 mod translate;
 
-pub use config::{Config, ConfigError};
-pub use ctb_guard::FinishReason;
+pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
+pub use ctb_guard::{FinishReason, ModelFamily};
 pub use ctb_invoke::Family;
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
+pub use model_patterns::{MAX_PATTERN_LEN, ModelFamilies, ModelPatterns};
 pub use request::render_request;
 pub use session::{Session, SessionError, TurnPlan};
 pub use tool_call::{ToolCall, first_call};

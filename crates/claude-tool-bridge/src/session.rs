@@ -30,7 +30,7 @@
 //! - at most two discards in a row: after that, until a usable reply arrives, what would have
 //!   been discarded goes to Agent Zero as it is ([`Reason::DiscardLimit`]).
 
-use ctb_guard::{ModelFamily, StopKind, StopOptions};
+use ctb_guard::{StopKind, StopOptions};
 use ctb_invoke::{Found, NoCall, Scanner};
 
 use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded};
@@ -147,7 +147,7 @@ impl Session {
     /// before asking again after a discard.
     pub fn begin_turn(&mut self, model: &str, model_stops: &[String]) -> TurnPlan {
         let covered = self.config.covers(model);
-        let family = model_family(model);
+        let family = self.config.family_of(model);
         let wanted = if covered {
             StopOptions {
                 end_of_call: self.config.stop_sequence
@@ -440,29 +440,6 @@ fn resume_or_analyse(turn: &Turn, reply: &str, catalog: &Catalog) -> Analysis {
     let mut scanner = turn.scanner.clone();
     let found = scanner.finish(reply);
     decide_found(reply, reply.len(), found, catalog)
-}
-
-/// The family whose stop strings a model gets: the first whose default name patterns the
-/// model name holds (case-insensitive), else Claude's.
-fn model_family(model: &str) -> ModelFamily {
-    let name = model.to_ascii_lowercase();
-    let patterns: [(&str, ModelFamily); 11] = [
-        ("claude", ModelFamily::Claude),
-        ("minimax", ModelFamily::MiniMax),
-        ("deepseek", ModelFamily::DeepSeek),
-        ("qwen", ModelFamily::Qwen),
-        ("glm", ModelFamily::Glm),
-        ("kimi", ModelFamily::Kimi),
-        ("moonshot", ModelFamily::Kimi),
-        ("gpt-oss", ModelFamily::GptOss),
-        ("gpt_oss", ModelFamily::GptOss),
-        ("grok", ModelFamily::Grok),
-        ("x-ai/", ModelFamily::Grok),
-    ];
-    patterns
-        .iter()
-        .find(|(p, _)| name.contains(p))
-        .map_or(ModelFamily::Claude, |(_, f)| *f)
 }
 
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of

@@ -4,6 +4,8 @@
 //! unreadable catalog or config, an unknown flag) prints one line on stderr and exits 2. A
 //! reader that closes the pipe early (`ctb translate x | head -c 1`) ends the command quietly.
 
+mod config_file;
+
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -155,7 +157,7 @@ fn load_config(path: Option<&str>) -> Result<Config, Failure> {
     };
     let text = read_file(p)?;
     let (config, warnings) =
-        Config::from_str_any(&text).map_err(|e| usage_error(format!("bad config {p:?}: {e}")))?;
+        config_file::parse(&text).map_err(|e| usage_error(format!("bad config {p:?}: {e}")))?;
     for w in warnings {
         let _ = writeln!(std::io::stderr(), "ctb: warning: {p}: {w}");
     }

@@ -407,7 +407,9 @@ fn mentions_call(line: &str) -> bool {
         let rest = &b[at + 1..];
         if b[at] == b'<'
             && rest.first().is_some_and(|&c| c == b'|' || c >= 0x80)
-            && START_TOKENS.iter().any(|t| b[at..].starts_with(t.as_bytes()))
+            && START_TOKENS
+                .iter()
+                .any(|t| b[at..].starts_with(t.as_bytes()))
         {
             return true;
         }

@@ -7,15 +7,20 @@
 //! (`Decision` with outcome `untouched`, reason `internal_error`; no early stop; a turn plan
 //! that covers nothing), or into a `BridgeError` where no such neutral answer exists.
 //!
-//! The conversion helpers are plain Rust and can be used without Python:
+//! Settings are read here, at the edge: JSON or YAML text is parsed into a JSON value and
+//! handed to [`Config::from_value`](claude_tool_bridge::Config::from_value), which lays it over
+//! the defaults. The text readers are plain Rust and can be used without Python:
 //!
 //! ```
-//! use _native::parse_config_json;
+//! use _native::{parse_config_json, parse_config_yaml};
 //! let (config, warnings) = parse_config_json(r#"{"enabled": false, "colour": 1}"#).unwrap();
 //! assert!(!config.enabled);
-//! assert_eq!(warnings.len(), 1);
-//! assert!(warnings[0].contains("colour"));
+//! assert_eq!(warnings, ["unknown key `colour` ignored"]);
+//! let (config, _) = parse_config_yaml("models: [gpt]\n").unwrap();
+//! assert_eq!(config.models.as_slice(), ["gpt"]);
 //! ```
+
+mod convert;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -23,7 +28,7 @@ use claude_tool_bridge as ctb;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use serde_json::Value;
 
 create_exception!(
     _native,
@@ -43,15 +48,28 @@ fn guarded_py<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         .unwrap_or_else(|_| Err(BridgeError::new_err(format!("internal error in {what}"))))
 }
 
+/// Builds the config from a parsed document; the warnings as lines of text.
+fn config_from_value(value: Value) -> Result<(ctb::Config, Vec<String>), String> {
+    let (config, warnings) = ctb::Config::from_value(value).map_err(|e| e.to_string())?;
+    Ok((config, warnings.iter().map(ToString::to_string).collect()))
+}
+
 /// Reads settings from JSON text (a saved `config.json`): the settings and one warning per
-/// unknown key or value of the wrong type (that key keeps its default).
+/// unknown key or unusable value (that key keeps its default). Blank text gives the defaults.
 pub fn parse_config_json(text: &str) -> Result<(ctb::Config, Vec<String>), String> {
-    ctb::Config::from_json_str(text).map_err(|e| e.to_string())
+    if text.trim().is_empty() {
+        return config_from_value(Value::Null);
+    }
+    let value = serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))?;
+    config_from_value(value)
 }
 
 /// Reads settings from YAML text (as in `default_config.yaml`); see [`parse_config_json`].
 pub fn parse_config_yaml(text: &str) -> Result<(ctb::Config, Vec<String>), String> {
-    ctb::Config::from_yaml_str(text).map_err(|e| e.to_string())
+    let yaml: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(text).map_err(|e| format!("YAML: {e}"))?;
+    let value = serde_json::to_value(yaml).map_err(|e| format!("YAML: {e}"))?;
+    config_from_value(value)
 }
 
 fn to_value_error(msg: String) -> PyErr {
@@ -96,9 +114,11 @@ impl PyCatalog {
     }
 
     /// Adds every tool of `other` (a later definition of a name replaces an earlier one).
-    fn extend(&mut self, other: &PyCatalog) -> PyResult<()> {
+    /// `other` may be this catalog itself: it is read before this one is changed.
+    fn extend(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
         guarded_py("Catalog.extend", || {
-            self.inner.extend(other.inner.clone());
+            let tools = other.try_borrow()?.inner.clone();
+            slf.try_borrow_mut()?.inner.extend(tools);
             Ok(())
         })
     }
@@ -156,14 +176,14 @@ impl PyConfig {
         guarded_py("Config.from_yaml", || Self::wrap(parse_config_yaml(text)))
     }
 
-    /// Settings from a dict (converted through JSON).
+    /// Settings from a dict (a saved `config.json` as Agent Zero hands it over). Values
+    /// must be JSON values; anything else, or a top level that is not a dict, raises one
+    /// ValueError.
     #[staticmethod]
-    fn from_dict(py: Python<'_>, settings: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let text: String = py
-            .import("json")?
-            .call_method1("dumps", (settings,))?
-            .extract()?;
-        Self::from_json(&text)
+    fn from_dict(settings: &Bound<'_, PyAny>) -> PyResult<Self> {
+        guarded_py("Config.from_dict", || {
+            Self::wrap(config_from_value(convert::to_value(settings)?))
+        })
     }
 
     /// One line per unknown key or wrongly typed value found while loading.
@@ -181,8 +201,17 @@ impl PyConfig {
 
     /// The settings as a dict (every key, defaults filled in).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = self.to_json()?;
-        py.import("json")?.call_method1("loads", (text,))
+        guarded_py("Config.to_dict", || {
+            convert::to_python(py, &self.inner.to_value())
+        })
+    }
+
+    /// Only the settings that differ from the defaults, as a dict: what to save so that a
+    /// later release's new defaults reach every key the user left alone.
+    fn overrides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guarded_py("Config.overrides", || {
+            convert::to_python(py, &Value::Object(self.inner.overrides()))
+        })
     }
 
     #[getter]
@@ -192,7 +221,22 @@ impl PyConfig {
 
     #[getter]
     fn models(&self) -> Vec<String> {
-        self.inner.models.clone()
+        self.inner.models.as_slice().to_vec()
+    }
+
+    /// Each family's model name patterns, as a new dict.
+    #[getter]
+    fn families<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guarded_py("Config.families", || {
+            let value = serde_json::to_value(&self.inner.families)
+                .map_err(|e| BridgeError::new_err(e.to_string()))?;
+            convert::to_python(py, &value)
+        })
+    }
+
+    /// The family whose stop strings `model` gets (`claude` when no family's patterns match).
+    fn family_of(&self, model: &str) -> &'static str {
+        guarded(|| self.inner.family_of(model).code(), || "claude")
     }
 
     #[getter]
@@ -234,7 +278,8 @@ pub struct PyTurnPlan {
     /// Whether the chat model is covered by the configuration.
     #[pyo3(get)]
     covered: bool,
-    /// The full stop list for the provider (the model's own stops first, four at most).
+    /// The full stop list for the provider: the model's own stops first, all of them; the
+    /// bridge adds its own only while the list holds fewer than four.
     #[pyo3(get)]
     stops: Vec<String>,
 }
@@ -259,28 +304,28 @@ pub struct PyDecision {
     /// The exact text Agent Zero should see.
     #[pyo3(get)]
     reply: String,
-    /// The tool request as JSON text, when one was produced.
-    #[pyo3(get)]
-    request_json: Option<String>,
+    /// The tool request, when one was produced.
+    request: Option<Value>,
     /// A short, stable code saying why.
     #[pyo3(get)]
     reason: &'static str,
     /// For a discard: ask again with the stop strings off.
     #[pyo3(get)]
     retry_without_stops: bool,
+    /// The markup family of the call read, when the decision rests on one.
+    #[pyo3(get)]
+    family: Option<&'static str>,
 }
 
 impl PyDecision {
     fn from_decision(d: ctb::Decision) -> Self {
         Self {
             outcome: d.outcome.code(),
-            request_json: d
-                .request
-                .as_ref()
-                .and_then(|v| serde_json::to_string(v).ok()),
+            request: d.request,
             reply: d.reply,
             reason: d.reason.code(),
             retry_without_stops: d.retry_without_stops,
+            family: d.family.map(|f| f.code()),
         }
     }
 
@@ -291,15 +336,15 @@ impl PyDecision {
 
 #[pymethods]
 impl PyDecision {
-    /// The tool request as a dict, or None.
+    /// The tool request as a dict (a new one on every access), or None.
     #[getter]
     fn request<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match &self.request_json {
-            None => Ok(None),
-            Some(text) => Ok(Some(
-                py.import("json")?.call_method1("loads", (text.as_str(),))?,
-            )),
-        }
+        guarded_py("Decision.request", || {
+            self.request
+                .as_ref()
+                .map(|value| convert::to_python(py, value))
+                .transpose()
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -395,6 +440,33 @@ fn translate(reply: &str, catalog: &PyCatalog) -> PyDecision {
     )
 }
 
+/// The first call of `reply` without the Agent Zero request shape, as a dict (`family`,
+/// `name`, `arguments` typed by the catalog, `prose` before the call, `span` as the call's
+/// start and end indices in `reply`), or None when the reply holds no usable call.
+#[pyfunction]
+fn first_call<'py>(
+    py: Python<'py>,
+    reply: &str,
+    catalog: &PyCatalog,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    guarded_py("first_call", || {
+        let Ok(call) = ctb::first_call(reply, &catalog.inner) else {
+            return Ok(None);
+        };
+        // Python indexes a str by character, not by UTF-8 byte.
+        let start = reply[..call.span.start].chars().count();
+        let end = start + reply[call.span.clone()].chars().count();
+        let value = serde_json::json!({
+            "family": call.family.code(),
+            "name": call.name,
+            "arguments": call.arguments,
+            "prose": call.prose,
+            "span": [start, end],
+        });
+        convert::to_python(py, &value).map(Some)
+    })
+}
+
 /// The `claude_tool_bridge._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -404,6 +476,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecision>()?;
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(translate, m)?)?;
+    m.add_function(wrap_pyfunction!(first_call, m)?)?;
     m.add("BridgeError", m.py().get_type::<BridgeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -19,6 +19,7 @@ from ._native import (
     Session,
     TurnPlan,
     __version__,
+    first_call,
     translate,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "Session",
     "TurnPlan",
     "__version__",
+    "first_call",
     "translate",
 ]

@@ -4,19 +4,42 @@ Every `str` argument must be encodable as UTF-8: a lone surrogate raises Unicode
 before the call reaches Rust. Apart from that, nothing here raises except where a docstring
 says so; a failure inside Rust gives the neutral answer instead (see `Session`)."""
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict, final
+
+__all__ = [
+    "BridgeError",
+    "Catalog",
+    "Config",
+    "Decision",
+    "Session",
+    "TurnPlan",
+    "__version__",
+    "first_call",
+    "translate",
+]
 
 __version__: str
 
-Outcome = Literal["translated", "prose", "discard", "untouched"]
+_Outcome = Literal["translated", "prose", "discard", "untouched"]
+
+class _ToolCall(TypedDict):
+    """A call read by `first_call`."""
+
+    family: str
+    name: str
+    arguments: dict[str, Any]
+    prose: str
+    span: list[int]
 
 class BridgeError(RuntimeError):
     """The bridge failed internally (never raised for a reply it merely cannot use)."""
 
+@final
 class Catalog:
     """A set of tools the model may call, looked up by name."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> Catalog: ...
     @staticmethod
     def from_text(text: str) -> Catalog:
         """JSON tool definitions or Agent Zero prompt text. Raises ValueError when unreadable."""
@@ -24,33 +47,46 @@ class Catalog:
     def agent_zero() -> Catalog:
         """Agent Zero's built-in tools, bundled with the wheel."""
     def extend(self, other: Catalog) -> None:
-        """Adds every tool of `other`; a later definition of a name replaces an earlier one."""
+        """Adds every tool of `other`; a later definition of a name replaces an earlier one.
+        `other` may be this catalog itself."""
     def __len__(self) -> int: ...
-    def __contains__(self, name: str) -> bool: ...
+    def __contains__(self, key: str, /) -> bool: ...
 
+@final
 class Config:
     """The bridge's settings; `Config()` holds the defaults."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> Config: ...
     @staticmethod
     def from_json(text: str) -> Config:
-        """Raises ValueError for text that is not JSON or not a mapping; unknown keys and
-        values of the wrong type only add to `warnings` (the key keeps its default)."""
+        """The defaults with the settings of `text` laid over them. Raises ValueError for
+        text that is not JSON or not a mapping; unknown keys and unusable values only add to
+        `warnings` (the key keeps its default). Blank text gives the defaults."""
     @staticmethod
     def from_yaml(text: str) -> Config:
         """As `from_json`, for YAML text (`default_config.yaml`)."""
     @staticmethod
-    def from_dict(settings: dict[str, Any]) -> Config:
-        """As `from_json`, for a dict (converted through JSON)."""
+    def from_dict(settings: Mapping[str, Any]) -> Config:
+        """As `from_json`, for a dict. Values must be JSON values (None, bool, int, float,
+        str, list, tuple, dict with str keys); anything else raises one ValueError."""
     @property
     def warnings(self) -> list[str]:
-        """One line per unknown key or wrongly typed value found while loading."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> dict[str, Any]: ...
+        """One line per unknown key or unusable value found while loading."""
+    def to_json(self) -> str:
+        """Every setting as JSON text, defaults included."""
+    def to_dict(self) -> dict[str, Any]:
+        """Every setting as a new dict, defaults included."""
+    def overrides(self) -> dict[str, Any]:
+        """Only the settings that differ from the defaults (what is worth saving)."""
     @property
     def enabled(self) -> bool: ...
     @property
     def models(self) -> list[str]: ...
+    @property
+    def families(self) -> dict[str, list[str]]:
+        """Each family's model name patterns (a new dict on every access)."""
+    def family_of(self, model: str) -> str:
+        """The family whose stop strings `model` gets (`claude` when no family matches)."""
     @property
     def early_stop(self) -> bool: ...
     @property
@@ -62,6 +98,7 @@ class Config:
     @property
     def prose_min_chars(self) -> int: ...
 
+@final
 class TurnPlan:
     """What the bridge asks for at the start of a turn."""
 
@@ -70,34 +107,41 @@ class TurnPlan:
         """Whether the chat model is covered by the configuration."""
     @property
     def stops(self) -> list[str]:
-        """The full stop list for the provider: the model's own first, four at most."""
+        """The full stop list for the provider: the model's own stops first, every one of
+        them; the bridge adds its own only while the list holds fewer than four."""
 
+@final
 class Decision:
     """What to do with one finished reply."""
 
     @property
-    def outcome(self) -> Outcome: ...
+    def outcome(self) -> _Outcome: ...
     @property
     def reply(self) -> str:
         """The exact text Agent Zero should see (the original reply when untouched)."""
     @property
-    def request_json(self) -> str | None: ...
-    @property
-    def request(self) -> dict[str, Any] | None: ...
+    def request(self) -> dict[str, Any] | None:
+        """The tool request as a new dict on every access, or None."""
     @property
     def reason(self) -> str:
         """A short, stable code, e.g. `translated`, `no_call`, `loop`, `internal_error`."""
     @property
     def retry_without_stops(self) -> bool:
         """For a discard: ask again with the stop strings off."""
+    @property
+    def family(self) -> str | None:
+        """The markup family of the call the decision rests on (`claude`, `minimax`,
+        `deepseek_dsml`, `step3`, `grok`, `qwen3_coder`, `glm`, `hermes`, `kimi`,
+        `deepseek`, `harmony`), or None."""
 
+@final
 class Session:
     """One agent's bridge state, carried from turn to turn. An internal failure never raises
     (for UTF-8-encodable text): it gives a plan that covers nothing, no early stop, or an
     `untouched` decision with reason `internal_error`. Calling `finish` without an open turn
     is a usage error and raises `BridgeError`."""
 
-    def __init__(self, config: Config | None = None) -> None: ...
+    def __new__(cls, config: Config | None = None) -> Session: ...
     def begin_turn(self, model_name: str, model_stops: list[str] = ...) -> TurnPlan: ...
     def feed(self, delta: str, catalog: Catalog) -> str | None:
         """Feeds one streamed delta (or several joined). Returns the text to hand on when the
@@ -111,3 +155,9 @@ class Session:
 
 def translate(reply: str, catalog: Catalog) -> Decision:
     """The stateless translation of one reply."""
+
+def first_call(reply: str, catalog: Catalog) -> _ToolCall | None:
+    """The first usable call of `reply` by the rules `translate` follows, without Agent
+    Zero's request shape (for other harnesses): its family, the tool name, the arguments
+    typed by the catalog, the prose before it, and `span`, the call's start and end indices
+    in `reply`. None when the reply holds no usable call."""

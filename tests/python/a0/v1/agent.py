@@ -1,39 +1,17 @@
 """Agent Zero v1.x shape (spring 2026): `Agent.call_chat_model` returns `(response,
-reasoning)`; the message loop adds the raw reply to history, then extracts the tool call."""
+reasoning)`; the loop (a0loop.py) adds the raw reply to history, then extracts the tool call
+from the first `{` to the last `}`."""
 
 import json
-from types import SimpleNamespace
 
+from a0loop import LoopAgent, LoopData  # noqa: F401 - LoopData: the shape tests build
 from helpers.extension import call_extensions_async, extensible
 
 
-class LoopData:
-    def __init__(self):
-        self.iteration = 0
-        self.system = []
-        self.params_temporary = {}
-        self.params_persistent = {}
-        self.last_response = ""
-
-
-class Agent:
-    def __init__(self, model_factory, name="A0"):
-        self.model_factory = model_factory
-        self.agent_name = name
-        self.loop_data = LoopData()
-        self.history = []  # ("ai" | "warning", text)
-        self.data = {}
-        self.context = SimpleNamespace(log=SimpleNamespace(entries=[], log=lambda **kw: None))
-
-    def get_chat_model(self):
-        return self.model_factory()
-
-    def hist_add_ai_response(self, message):
+class Agent(LoopAgent):
+    def hist_add_ai_response(self, message, result=None):
         self.loop_data.last_response = message
-        self.history.append(("ai", message))
-
-    def hist_add_warning(self, message):
-        self.history.append(("warning", message))
+        self.history.append(("ai", message, None))
 
     @extensible
     async def call_chat_model(
@@ -61,21 +39,16 @@ class Agent:
         )
         return response, reasoning
 
-    async def turn(self, messages):
-        """One message-loop iteration, reduced to what the bridge touches."""
-        streamed = []
+    async def call_model(self, messages, stream_callback):
+        return await self.call_chat_model(messages=messages, response_callback=stream_callback)
 
-        async def stream_callback(chunk, full):
-            streamed.append(chunk)
-            return None
+    def reply_of(self, result):
+        return result[0]
 
-        response, _ = await self.call_chat_model(
-            messages=messages, response_callback=stream_callback
-        )
-        self.hist_add_ai_response(response)
-        start, end = response.find("{"), response.rfind("}")
+    def extract_tool(self, reply, result):
+        start, end = reply.find("{"), reply.rfind("}")
         try:
-            request = json.loads(response[start : end + 1]) if start >= 0 < end else None
+            request = json.loads(reply[start : end + 1]) if start >= 0 < end else None
         except ValueError:
             request = None
         if not isinstance(request, dict) or not request.get("tool_name"):

@@ -1,46 +1,27 @@
-"""Agent Zero v2.6 shape (July 2026): the loop calls `Agent.call_chat_model_turn`, which
-returns an `LLMResult`; `call_chat_model` remains for other callers (document query, mail).
+"""Agent Zero v2.6 shape (July 2026): the loop (a0loop.py) calls `Agent.call_chat_model_turn`,
+which returns an `LLMResult`; `call_chat_model` remains for other callers (document query,
+mail). A reply counts only when it is exactly one JSON tool object.
 
 The newest shape (late 2026) is this one plus the `message_loop_result` extension point
-between the model call and history: the `newest` layer adds the core's extension folder
-(`_05_leaked_tool_call`, and the `_context_doctor` plugin), and the loop calls the point only
-where that folder exists, the way the newest core has it."""
+after the stream-end events and before history: the `newest` layer adds the core's
+extension folder (`_05_leaked_tool_call`, and the `_context_doctor` plugin), and the loop
+calls the point only where that folder exists, the way the newest core has it."""
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
+from a0loop import LoopAgent, LoopData  # noqa: F401 - LoopData: the shape tests build
 from helpers.extension import call_extensions_async, extensible
 from helpers.llm_result import LLMResult  # noqa: F401 - the shape the model returns
 
 HAS_MESSAGE_LOOP_RESULT = (Path(__file__).parent / "extensions" / "python" / "message_loop_result").is_dir()
 
 
-class LoopData:
-    def __init__(self):
-        self.iteration = 0
-        self.system = []
-        self.params_temporary = {}
-        self.params_persistent = {}
-        self.last_response = ""
-
-
-class Agent:
-    def __init__(self, model_factory, name="A0"):
-        self.model_factory = model_factory
-        self.agent_name = name
-        self.loop_data = LoopData()
-        self.history = []  # ("ai" | "warning", text, output-items text or None)
-        self.data = {}
-        self.context = SimpleNamespace(log=SimpleNamespace(log=lambda **kw: None))
-
-    def get_chat_model(self):
-        return self.model_factory()
-
+class Agent(LoopAgent):
     def hist_add_ai_response(self, message, llm_result=None):
         self.loop_data.last_response = message
         items_text = None
-        if llm_result is not None:
+        if llm_result is not None and hasattr(llm_result, "output_items"):
             items_text = "".join(
                 block.get("text", "")
                 for item in llm_result.output_items
@@ -48,9 +29,6 @@ class Agent:
                 for block in item.data.get("content", [])
             )
         self.history.append(("ai", message, items_text))
-
-    def hist_add_warning(self, message):
-        self.history.append(("warning", message, None))
 
     @extensible
     async def call_chat_model(self, messages, response_callback=None, reasoning_callback=None,
@@ -75,23 +53,25 @@ class Agent:
             messages=call_data["messages"], response_callback=call_data["response_callback"],
             reasoning_callback=call_data["reasoning_callback"])
 
-    async def turn(self, messages):
-        async def stream_callback(chunk, full):
-            return None
+    async def call_model(self, messages, stream_callback):
+        return await self.call_chat_model_turn(messages=messages, response_callback=stream_callback)
 
-        llm_result = await self.call_chat_model_turn(messages=messages, response_callback=stream_callback)
-        if HAS_MESSAGE_LOOP_RESULT:
-            result_data = {"llm_result": llm_result}
-            await call_extensions_async("message_loop_result", self, loop_data=self.loop_data,
-                                        result_data=result_data)
-            if result_data.get("skip_default_processing"):
-                return None
-        response = llm_result.response
-        self.hist_add_ai_response(response, llm_result=llm_result)
+    def reply_of(self, result):
+        return result.response
+
+    async def after_stream_end(self, llm_result):
+        if not HAS_MESSAGE_LOOP_RESULT:
+            return False
+        result_data = {"llm_result": llm_result}
+        await call_extensions_async("message_loop_result", self, loop_data=self.loop_data,
+                                    result_data=result_data)
+        return bool(result_data.get("skip_default_processing"))
+
+    def extract_tool(self, reply, llm_result):
         if llm_result.function_calls:
             return {"native": [c.name for c in llm_result.function_calls]}
         try:
-            request = json.loads(response.strip())  # v2.6: exactly one JSON object or nothing
+            request = json.loads(reply.strip())  # v2.6: exactly one JSON object or nothing
         except ValueError:
             return None  # shown to the user as the final answer
         return request if isinstance(request, dict) and request.get("tool_name") else None

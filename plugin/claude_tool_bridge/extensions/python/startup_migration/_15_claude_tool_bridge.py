@@ -1,4 +1,5 @@
-"""At startup: install the bundled claude_tool_bridge wheel into this Python if needed."""
+"""At startup: make the claude-tool-bridge wheel importable in this Python (bundled wheel, else
+the package index); if neither works the plugin says so once and stays inert."""
 
 from helpers.extension import Extension
 from helpers.plugins import call_plugin_hook

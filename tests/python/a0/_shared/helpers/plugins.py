@@ -1,10 +1,18 @@
-"""Stand-in for Agent Zero's helpers/plugins.py: `get_plugin_config` returns a saved
-config.json AS IT IS (no merge with the defaults) or else default_config.yaml, then lets the
-plugin's hooks.py `get_plugin_config` adjust it; `call_plugin_hook` calls hooks.py."""
+"""Stand-in for Agent Zero's helpers/plugins.py (the same in v1.7, v2.6 and the newest):
+
+- `get_plugin_config` returns a saved config.json AS IT IS (no merge with the defaults), or
+  else default_config.yaml read by Agent Zero's own YAML loader, then lets the plugin's
+  hooks.py `get_plugin_config` adjust it;
+- `save_plugin_config` lets hooks.py `save_plugin_config` decide what is written;
+- `get_default_plugin_config` ("Reset to default" in the settings screen) reads
+  default_config.yaml;
+- `call_plugin_hook` calls hooks.py with the arguments its signature takes."""
 
 import importlib.util
 import inspect
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVED: dict = {}  # plugin name -> the dict a saved config.json holds
@@ -41,15 +49,27 @@ def call_plugin_hook(name, hook_name, default=None, *args, **kwargs):
     return hook(*args, **accepted)
 
 
+def get_default_plugin_config(name):
+    folder = find_plugin_dir(name)
+    if folder is None:
+        return None
+    return yaml.safe_load((folder / "default_config.yaml").read_text())
+
+
 def get_plugin_config(name, agent=None, project_name=None, agent_profile=None):
     if name in SAVED:
         result = dict(SAVED[name])
     else:
-        folder = find_plugin_dir(name)
-        if folder is None:
+        result = get_default_plugin_config(name)
+        if result is None:
             return None
-        import claude_tool_bridge
+    return call_plugin_hook(name, "get_plugin_config", default=result, agent=agent,
+                            project_name=project_name, agent_profile=agent_profile)
 
-        text = (folder / "default_config.yaml").read_text()
-        result = claude_tool_bridge.Config.from_yaml(text).to_dict()
-    return call_plugin_hook(name, "get_plugin_config", default=result, agent=agent)
+
+def save_plugin_config(name, project_name, agent_profile, settings):
+    stored = call_plugin_hook(name, "save_plugin_config", default=settings,
+                              project_name=project_name, agent_profile=agent_profile,
+                              settings=settings)
+    if stored is not None:
+        SAVED[name] = stored

@@ -1,8 +1,9 @@
-"""The plugin's logic, free of Agent Zero imports: settings, caches, per-agent state, turns.
+"""The plugin's logic on top of the wheel: settings, the tool catalog, per-agent state, turns.
 
-Everything here talks to the `claude_tool_bridge` wheel (the Rust core) and to objects
-handed in by the caller; nothing imports Agent Zero, so it is tested with plain stand-ins.
-The Agent Zero-facing glue lives in `integration.py`.
+Imports: the standard library and the `claude_tool_bridge` wheel. Nothing from Agent Zero:
+everything Agent Zero-shaped is handed in by `agent_zero.py` (the only module that imports
+Agent Zero), so this is tested with plain stand-ins. Importing this module fails while the
+wheel is missing; `agent_zero.bridge()` handles that.
 """
 
 from __future__ import annotations
@@ -10,14 +11,11 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import claude_tool_bridge as ctb
 
 PLUGIN_NAME = "claude_tool_bridge"
-PLUGIN_DIR = Path(__file__).resolve().parent.parent
-DEFAULT_CONFIG_FILE = PLUGIN_DIR / "default_config.yaml"
 
 SETTINGS_TTL_S = 5.0
 CATALOG_TTL_S = 120.0
@@ -31,30 +29,37 @@ Clock = Callable[[], float]
 
 
 # ---------------------------------------------------------------- settings
+#
+# The defaults live in the Rust core (`Config::default`); `Config.from_dict` lays saved
+# settings over them. Nothing here knows a default or merges by hand.
 
 
-def default_settings() -> dict[str, Any]:
-    """The defaults from `default_config.yaml` (read by the Rust core: no YAML module needed)."""
+def config_from_settings(saved: Any) -> tuple[ctb.Config, list[str]]:
+    """The config for what Agent Zero handed over (a saved `config.json`, possibly from an
+    older version and lacking newer keys; the defaults file; or nothing), and the warnings:
+    unknown keys and unusable values, or why settings that cannot be read at all were
+    replaced by the defaults."""
+    if saved is None:
+        return ctb.Config(), []
     try:
-        text = DEFAULT_CONFIG_FILE.read_text(encoding="utf-8")
-        return dict(ctb.Config.from_yaml(text).to_dict())
-    except (OSError, ValueError):
-        return dict(ctb.Config().to_dict())
+        config = ctb.Config.from_dict(saved)
+    except ValueError as error:
+        return ctb.Config(), [f"the saved settings cannot be used ({error}); the defaults apply"]
+    return config, list(config.warnings)
 
 
-def merge_settings(saved: Any, defaults: dict[str, Any]) -> dict[str, Any]:
-    """A saved config over the defaults: Agent Zero hands back a saved `config.json` as it
-    is, so keys added to the defaults later would be missing without this."""
-    merged = dict(defaults)
-    if isinstance(saved, dict):
-        merged.update(saved)
-    return merged
+def settings_for_display(saved: Any) -> tuple[dict[str, Any], list[str]]:
+    """What the settings screen should show: every key, the saved values laid over the
+    defaults (Agent Zero hands back a saved `config.json` as it is)."""
+    config, warnings = config_from_settings(saved)
+    return config.to_dict(), warnings
 
 
-def config_from_settings(settings: dict[str, Any]) -> ctb.Config:
-    """Wrongly typed values and unknown keys end up in `.warnings`; ValueError only for a
-    top level that is not a mapping."""
-    return ctb.Config.from_dict(settings)
+def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:
+    """What to write to `config.json` when the settings screen saves: only the keys that
+    differ from the defaults, so a later release's new defaults still reach the rest."""
+    config, warnings = config_from_settings(settings)
+    return config.overrides(), warnings
 
 
 # ---------------------------------------------------------------- catalog
@@ -136,6 +141,8 @@ class Turn:
     early_stopped: str | None = None
     # The tools the model was shown (built when the turn begins, for the early stop).
     catalog: ctb.Catalog | None = None
+    # Agent Zero was asked to use the Responses transport for this call (see `begin`).
+    responses_requested: bool = False
 
 
 @dataclass
@@ -162,7 +169,7 @@ def state_of(agent: Any) -> AgentState:
 
 def refresh_config(
     state: AgentState,
-    load_settings: Callable[[], dict[str, Any]],
+    load_settings: Callable[[], Any],
     clock: Clock = time.monotonic,
     on_warning: Callable[[str], None] | None = None,
 ) -> ctb.Config:
@@ -171,12 +178,12 @@ def refresh_config(
     now = clock()
     if state.config is not None and now - state.settings_at < SETTINGS_TTL_S:
         return state.config
-    config = config_from_settings(load_settings())
+    config, warnings = config_from_settings(load_settings())
     state.settings_at = now
     text = config.to_json()
     if text != state.config_json or state.session is None:
         if on_warning is not None:
-            for warning in config.warnings:
+            for warning in warnings:
                 on_warning(warning)
         state.config_json = text
         state.config = config
@@ -270,6 +277,24 @@ def wrap_response_callback(
     return bridge_response_callback
 
 
+# Agent Zero's names for its Responses transport in the model's `a0_api_mode` setting
+# (helpers/litellm_transport.py, `RESPONSES_ALIASES`).
+RESPONSES_MODES = frozenset({"response", "responses", "responses_api"})
+
+
+def responses_requested(model: Any) -> bool:
+    """Whether the chat model is set to Agent Zero's Responses transport (newest versions).
+
+    Agent Zero then sends its tools as native function tools with one call required, and
+    its Responses transport drops `stop`. It still falls back to Chat Completions when the
+    prompt carries prompt-cache markers for a provider that is not a native Responses one
+    (Anthropic and OpenRouter are not), or when the provider rejects Responses requests."""
+    kwargs = getattr(model, "kwargs", None)
+    if not isinstance(kwargs, dict):
+        return False
+    return str(kwargs.get("a0_api_mode") or "").strip().lower() in RESPONSES_MODES
+
+
 def begin(
     state: AgentState,
     config: ctb.Config,
@@ -277,7 +302,12 @@ def begin(
     catalog_for: Callable[[str], ctb.Catalog] = build_catalog,
 ) -> Turn | None:
     """`chat_model_call_before`: decide coverage, set the stops, wrap the callback.
-    `catalog_for` gives the tool catalog for the system prompt the model was shown."""
+    `catalog_for` gives the tool catalog for the system prompt the model was shown.
+
+    With the Responses transport requested, the stops are still set (the Responses
+    transport drops them, a fallback to Chat Completions uses them) but the stream is never
+    stopped early: a native function call can follow the text, and cutting the stream would
+    lose it. The result tells, at the end, which transport really ran."""
     state.turn = None
     if not config.enabled or state.session is None:
         return None
@@ -302,6 +332,7 @@ def begin(
     turn = Turn(
         model_name=model_name,
         stops=stops,
+        responses_requested=responses_requested(model),
         prompt_text=prompt_text_of(call_data.get("messages")),
         call={
             key: call_data.get(key)
@@ -315,7 +346,7 @@ def begin(
             if key in call_data
         },
     )
-    if config.early_stop:
+    if config.early_stop and not turn.responses_requested:
         turn.catalog = catalog_for(turn.prompt_text)
         call_data["response_callback"] = wrap_response_callback(callback, state.session, turn)
     state.turn = turn
@@ -348,16 +379,19 @@ def finish_reason_of(result: Any) -> str | None:
     return None
 
 
-def is_native_or_responses(result: Any) -> bool:
-    """Native function calls and Responses-mode results are not the bridge's business."""
+def left_to_agent_zero(result: Any) -> str:
+    """Why a result is not the bridge's business, or "" when it is: native function calls
+    (Agent Zero runs them as they are) and anything that came back through the Responses
+    transport (Claude had native tools there, and the provider keeps the conversation's
+    state: a rewritten text would no longer match it)."""
     try:
-        if getattr(result, "function_calls", None):
-            return True
-        if getattr(result, "builtin_items", None):
-            return True
+        if getattr(result, "function_calls", None) or getattr(result, "builtin_items", None):
+            return "native tool calls"
     except Exception:
-        return True
-    return getattr(result, "mode", None) == "responses"
+        return "an unreadable result"
+    if getattr(result, "mode", None) == "responses":
+        return "the Responses transport"
+    return ""
 
 
 def set_result_text(result: Any, reply: str) -> Any:
@@ -392,46 +426,45 @@ def refresh_output_items(result: Any, reply: str) -> None:
         )
 
 
-def adopt_result(target: Any, source: Any) -> Any:
-    """Makes the object `target` carry what `source` carries (in place: the message loop
-    keeps its own reference to the result object). Tuples are returned as they are."""
-    if isinstance(target, tuple) or isinstance(source, tuple):
-        return source
-    fields = getattr(type(source), "__dataclass_fields__", None)
-    names = list(fields) if fields else list(getattr(source, "__dict__", {}))
-    for name in names:
-        try:
-            setattr(target, name, getattr(source, name))
-        except Exception:
-            pass
-    return target
+@dataclass
+class Settled:
+    """What `settle` decided: the result to hand on and every decision of the turn, in
+    order (a discarded reply's decision included)."""
+
+    result: Any
+    decisions: list[ctb.Decision] = field(default_factory=list)
+    # Set when the (last) reply was not the bridge's business: see `left_to_agent_zero`.
+    left_alone: str = ""
 
 
 async def settle(
     state: AgentState,
-    turn: Turn,
     result: Any,
     catalog: ctb.Catalog,
     ask_again: Callable[[], Awaitable[Any]],
-) -> tuple[Any, ctb.Decision | None]:
+) -> Settled:
     """Decides about a finished reply; on a discard asks the model again (silently, at most
-    `MAX_REASKS` times) and decides about that reply. Returns the result to hand on (with
-    the rewritten text) and the last decision; `(result, None)` leaves it untouched."""
+    `MAX_REASKS` times) and decides about that reply.
+
+    The caller runs this where the reply is still Agent Zero's model call, before any core
+    step has looked at it (stream-end events, safety checks, history, logging), so every such
+    step sees the reply that runs. Whatever `ask_again` raises (it is Agent Zero's own call:
+    an intervention, a provider error) propagates unchanged."""
     session = state.session
+    settled = Settled(result)
     if session is None:
-        return result, None
-    decisions: list[ctb.Decision] = []
+        return settled
     current = result
     for attempt in range(MAX_REASKS + 1):
         text = result_text(current)
-        if text is None or is_native_or_responses(current):
-            return current, None
+        settled.left_alone = "no text" if text is None else left_to_agent_zero(current)
+        if text is None or settled.left_alone:
+            settled.result = current
+            return settled
         decision = session.finish(text, finish_reason_of(current), catalog)
-        decisions.append(decision)
-        if decision.outcome != "discard":
+        settled.decisions.append(decision)
+        if decision.outcome != "discard" or attempt == MAX_REASKS:
             break
-        if attempt == MAX_REASKS:
-            return current, decision
         state.force_no_stops = bool(decision.retry_without_stops)
         state.reasking = True
         try:
@@ -440,7 +473,57 @@ async def settle(
             state.reasking = False
             state.force_no_stops = False
             state.turn = None
-    final = decisions[-1]
-    if final.outcome in ("translated", "prose") or final.reply != result_text(current):
+    final = settled.decisions[-1]
+    if final.outcome in ("translated", "prose"):
         current = set_result_text(current, final.reply)
-    return current, final
+    settled.result = current
+    return settled
+
+
+# ---------------------------------------------------------------- the handle agent_zero.py uses
+
+
+class Bridge:
+    """The wheel-backed half of the plugin, as `agent_zero.py` drives it: one per process,
+    made once the wheel imports. Per-agent state lives on each agent object."""
+
+    def __init__(self, clock: Clock = time.monotonic) -> None:
+        self.catalogs = CatalogCache(clock=clock)
+        self.clock = clock
+
+    def start_turn(
+        self,
+        agent: Any,
+        call_data: dict[str, Any],
+        load_settings: Callable[[], Any],
+        on_warning: Callable[[str], None],
+    ) -> Turn | None:
+        """`chat_model_call_before`: the settings (cached), then `begin`."""
+        state = state_of(agent)
+        config = refresh_config(state, load_settings, self.clock, on_warning)
+        return begin(state, config, call_data, self.catalogs.get)
+
+    def drop_turn(self, agent: Any) -> None:
+        state_of(agent).turn = None
+
+    def take_turn(self, agent: Any) -> Turn | None:
+        """The turn to decide about, or None (no covered call, or the end of our own
+        re-ask, which the outer end hook decides about)."""
+        state = state_of(agent)
+        if state.reasking:
+            return None
+        return take_turn(state)
+
+    async def settle(
+        self, agent: Any, turn: Turn, result: Any, ask_again: Callable[[], Awaitable[Any]]
+    ) -> Settled:
+        catalog = turn.catalog if turn.catalog is not None else self.catalogs.get(turn.prompt_text)
+        return await settle(state_of(agent), result, catalog, ask_again)
+
+    @staticmethod
+    def settings_for_display(saved: Any) -> tuple[dict[str, Any], list[str]]:
+        return settings_for_display(saved)
+
+    @staticmethod
+    def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:
+        return settings_to_store(settings)

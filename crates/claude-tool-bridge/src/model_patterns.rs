@@ -1,0 +1,350 @@
+//! Which chat models the bridge acts on: [`ModelPatterns`].
+
+use std::sync::{Arc, OnceLock};
+
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
+
+use ctb_guard::ModelFamily;
+
+use crate::config::{ConfigError, ConfigErrorKind};
+
+/// Longest pattern accepted, and longest model name looked at (a longer name never matches).
+pub const MAX_PATTERN_LEN: usize = 1024;
+
+/// A list of patterns matched against the LiteLLM model name
+/// (`openrouter/anthropic/claude-sonnet-4.6`, `anthropic/claude-...`), compiled once.
+///
+/// A pattern is matched case-insensitively. With `*` (any run of characters) or `?` (one
+/// character) it must match the whole name; without them it matches anywhere in the name.
+/// Blank patterns match nothing. All patterns are compiled into one
+/// [`regex_automata::meta::Regex`] when the list is built, so a lookup is one search over the
+/// name, whatever the number of patterns (the hand-written matcher this replaces lowered both
+/// strings into new vectors and compared them window by window, for every pattern, on every
+/// turn).
+///
+/// ```
+/// use claude_tool_bridge::ModelPatterns;
+///
+/// let patterns = ModelPatterns::new(["claude", "openai/*-mini"]).unwrap();
+/// assert!(patterns.matches("openrouter/anthropic/Claude-Sonnet-4.6"));
+/// assert!(patterns.matches("openai/gpt-5-mini"));
+/// assert!(!patterns.matches("openai/gpt-5-mini-2026"));
+/// assert_eq!(patterns.as_slice(), ["claude", "openai/*-mini"]);
+/// ```
+#[derive(Clone)]
+pub struct ModelPatterns {
+    patterns: Vec<String>,
+    /// `None` when no pattern can match (empty list, or only blank patterns). Shared, so a
+    /// cloned config also shares the regex's search caches (cloning a `Regex` itself starts
+    /// an empty cache pool, and the first search then builds a cache).
+    matcher: Option<Arc<Regex>>,
+}
+
+impl ModelPatterns {
+    /// Compiles `patterns`. Fails (kind [`ConfigErrorKind::BadPattern`]) for a pattern longer
+    /// than [`MAX_PATTERN_LEN`] bytes.
+    pub fn new<I, S>(patterns: I) -> Result<Self, ConfigError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let patterns: Vec<String> = patterns.into_iter().map(Into::into).collect();
+        let mut sources = Vec::with_capacity(patterns.len());
+        for pattern in &patterns {
+            if pattern.len() > MAX_PATTERN_LEN {
+                return Err(ConfigError::new(
+                    ConfigErrorKind::BadPattern,
+                    format!(
+                        "model pattern of {} bytes is longer than {MAX_PATTERN_LEN}",
+                        pattern.len()
+                    ),
+                ));
+            }
+            let pattern = pattern.trim();
+            if !pattern.is_empty() {
+                sources.push(to_regex(pattern));
+            }
+        }
+        let matcher = if sources.is_empty() {
+            None
+        } else {
+            let built = Regex::builder()
+                .syntax(syntax::Config::new().case_insensitive(true))
+                .build_many(&sources)
+                .map_err(|e| ConfigError::new(ConfigErrorKind::BadPattern, e.to_string()))?;
+            Some(Arc::new(built))
+        };
+        Ok(Self { patterns, matcher })
+    }
+
+    /// The models covered by default: every family's default patterns, compiled once per
+    /// process (a clone shares the compiled matcher), so `Config::default()` stays cheap.
+    pub(crate) fn default_models() -> Self {
+        static MODELS: OnceLock<ModelPatterns> = OnceLock::new();
+        MODELS
+            .get_or_init(|| {
+                let all = ModelFamily::ALL
+                    .iter()
+                    .flat_map(|f| default_family_patterns(*f).iter().copied());
+                Self::new(all).unwrap_or_else(|_| Self::none())
+            })
+            .clone()
+    }
+
+    /// No patterns: matches nothing.
+    pub(crate) fn none() -> Self {
+        Self {
+            patterns: Vec::new(),
+            matcher: None,
+        }
+    }
+
+    /// Whether one of the patterns matches the model name `name`.
+    pub fn matches(&self, name: &str) -> bool {
+        name.len() <= MAX_PATTERN_LEN && self.matcher.as_ref().is_some_and(|m| m.is_match(name))
+    }
+
+    /// The patterns as given.
+    pub fn as_slice(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// The patterns as given.
+    pub fn iter(&self) -> std::slice::Iter<'_, String> {
+        self.patterns.iter()
+    }
+}
+
+/// The default name patterns of each model family (case-insensitive substrings of the LiteLLM
+/// model name).
+pub(crate) fn default_family_patterns(family: ModelFamily) -> &'static [&'static str] {
+    match family {
+        ModelFamily::Claude => &["claude"],
+        ModelFamily::MiniMax => &["minimax"],
+        ModelFamily::DeepSeek => &["deepseek"],
+        ModelFamily::Qwen => &["qwen"],
+        ModelFamily::Glm => &["glm"],
+        ModelFamily::Kimi => &["kimi", "moonshot"],
+        ModelFamily::GptOss => &["gpt-oss"],
+        ModelFamily::Grok => &["grok"],
+        _ => &[],
+    }
+}
+
+/// Which model family a covered model belongs to: per family, name patterns. The family picks
+/// the stop strings the provider is asked for ([`ModelFamily::end_of_call_stops`]); the
+/// grammar reads every family's call text whatever the model. A model no family's patterns
+/// match gets Claude's stops.
+///
+/// ```
+/// use claude_tool_bridge::{Config, ModelFamily};
+///
+/// let config = Config::default();
+/// assert_eq!(config.families.family_of("openrouter/z-ai/glm-4.7"), ModelFamily::Glm);
+/// assert_eq!(config.families.family_of("openrouter/moonshotai/kimi-k2"), ModelFamily::Kimi);
+/// assert_eq!(config.families.family_of("some/other-model"), ModelFamily::Claude);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ModelFamilies {
+    /// In [`ModelFamily::ALL`] order.
+    patterns: Vec<(ModelFamily, ModelPatterns)>,
+}
+
+impl ModelFamilies {
+    /// The family of the model `name`: the first whose patterns match, else Claude.
+    pub fn family_of(&self, name: &str) -> ModelFamily {
+        self.patterns
+            .iter()
+            .find(|(_, p)| p.matches(name))
+            .map_or(ModelFamily::Claude, |(f, _)| *f)
+    }
+
+    /// The patterns of `family`.
+    pub fn patterns(&self, family: ModelFamily) -> Option<&ModelPatterns> {
+        self.patterns
+            .iter()
+            .find(|(f, _)| *f == family)
+            .map(|(_, p)| p)
+    }
+
+    /// Replaces the patterns of `family`.
+    pub(crate) fn set(&mut self, family: ModelFamily, patterns: ModelPatterns) {
+        if let Some(slot) = self.patterns.iter_mut().find(|(f, _)| *f == family) {
+            slot.1 = patterns;
+        }
+    }
+}
+
+impl Default for ModelFamilies {
+    /// Every family with its default patterns, compiled once per process.
+    fn default() -> Self {
+        static DEFAULT: OnceLock<ModelFamilies> = OnceLock::new();
+        DEFAULT
+            .get_or_init(|| Self {
+                patterns: ModelFamily::ALL
+                    .iter()
+                    .map(|f| {
+                        let p = ModelPatterns::new(default_family_patterns(*f).iter().copied())
+                            .unwrap_or_else(|_| ModelPatterns::none());
+                        (*f, p)
+                    })
+                    .collect(),
+            })
+            .clone()
+    }
+}
+
+impl std::fmt::Debug for ModelFamilies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.patterns.iter().map(|(k, v)| (k.code(), v)))
+            .finish()
+    }
+}
+
+impl serde::Serialize for ModelFamilies {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.patterns.len()))?;
+        for (family, patterns) in &self.patterns {
+            map.serialize_entry(family.code(), patterns)?;
+        }
+        map.end()
+    }
+}
+
+/// One pattern as a regular expression: literal text escaped, `*` and `?` as wildcards, a
+/// pattern with wildcards anchored at both ends.
+fn to_regex(pattern: &str) -> String {
+    let glob = pattern.contains(['*', '?']);
+    let mut out = String::with_capacity(pattern.len() + 8);
+    if glob {
+        out.push('^');
+    }
+    for c in pattern.chars() {
+        match c {
+            '*' => out.push_str("(?s:.*)"),
+            '?' => out.push_str("(?s:.)"),
+            c if regex_meta(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    if glob {
+        out.push('$');
+    }
+    out
+}
+
+/// Characters with a meaning in the regex syntax (escaping any other is an error there).
+fn regex_meta(c: char) -> bool {
+    matches!(
+        c,
+        '\\' | '.'
+            | '+'
+            | '*'
+            | '?'
+            | '('
+            | ')'
+            | '|'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '^'
+            | '$'
+            | '#'
+            | '&'
+            | '-'
+            | '~'
+    )
+}
+
+impl PartialEq for ModelPatterns {
+    fn eq(&self, other: &Self) -> bool {
+        self.patterns == other.patterns
+    }
+}
+
+impl Eq for ModelPatterns {}
+
+impl std::fmt::Debug for ModelPatterns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(&self.patterns).finish()
+    }
+}
+
+impl serde::Serialize for ModelPatterns {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.patterns.serialize(serializer)
+    }
+}
+
+impl<'a> IntoIterator for &'a ModelPatterns {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.patterns.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, name: &str) -> bool {
+        ModelPatterns::new([pattern]).unwrap().matches(name)
+    }
+
+    #[test]
+    fn substring_and_glob() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("claude", "openrouter/anthropic/claude-sonnet-4.6", true),
+            ("claude", "anthropic/Claude-Opus-5-5", true),
+            ("claude", "openai/gpt-5", false),
+            ("anthropic/*sonnet*", "Anthropic/claude-sonnet-5-5", true),
+            ("anthropic/*sonnet", "anthropic/claude-sonnet-5-5", false),
+            ("*claude-?onnet*", "x/claude-sonnet-5", true),
+            ("*", "anything", true),
+            ("", "claude", false),
+            ("   ", "claude", false),
+            (" claude ", "claude", true),
+            // Regex syntax in a pattern is literal text.
+            ("claude.4", "claude-4", false),
+            ("claude.4", "x/claude.4", true),
+            ("(a|b)", "b", false),
+            ("a+b", "xa+by", true),
+            ("[x]", "[x]", true),
+            ("ä", "Ä", true),
+        ];
+        for &(pattern, name, want) in cases {
+            assert_eq!(matches(pattern, name), want, "{pattern:?} vs {name:?}");
+        }
+    }
+
+    #[test]
+    fn limits() {
+        assert!(!matches("claude", &"x".repeat(2000)));
+        assert!(matches("*", &"x".repeat(MAX_PATTERN_LEN)));
+        let long = "c".repeat(MAX_PATTERN_LEN + 1);
+        let err = ModelPatterns::new([long]).unwrap_err();
+        assert_eq!(err.kind(), ConfigErrorKind::BadPattern);
+        assert!(
+            !ModelPatterns::new(Vec::<String>::new())
+                .unwrap()
+                .matches("claude")
+        );
+    }
+
+    #[test]
+    fn many_patterns_are_one_search() {
+        let many: Vec<String> = (0..500).map(|i| format!("model-{i}")).collect();
+        let p = ModelPatterns::new(many).unwrap();
+        assert!(p.matches("provider/model-499-x"));
+        assert!(!p.matches("provider/model-x"));
+        assert_eq!(p.as_slice().len(), 500);
+    }
+}

@@ -1,0 +1,348 @@
+"""The glue between Agent Zero and the plugin: the only plugin module that imports Agent Zero.
+
+What it imports from Agent Zero, each inside the function that uses it and guarded:
+`helpers.print_style` (log lines), `helpers.plugins` (the plugin's saved settings),
+`helpers.notification` (one notification when the plugin cannot work). The logic on top of
+the wheel is `turns.Bridge`, reached through `bridge()`; `install` (standard library only)
+puts the wheel in place.
+
+Which hook decides about a finished reply is chosen by what the running Agent Zero has,
+never by its version string:
+
+- no `Agent.call_chat_model_turn` (v1.x): `_functions/agent/Agent/call_chat_model/end`;
+- otherwise (v2.6 and the newest): `_functions/agent/Agent/call_chat_model_turn/end`.
+
+Both run inside Agent Zero's model call, before the message loop has looked at the reply:
+the stream-end events (where the newest core's `_infection_check` plugin starts its safety
+check on the streamed text), `message_loop_result` (`_05_leaked_tool_call`,
+`_context_doctor`), history, tool extraction and logging all see the reply that runs, also
+after a silent re-ask (the re-ask streams through the same callbacks).
+
+Errors: whatever the plugin's own code raises is caught, printed once, and the reply is left
+as it was. Whatever Agent Zero's own call raises during a re-ask (`InterventionException`
+when the user intervenes, `HandledException`, a provider error) passes through unchanged:
+the message loop's control flow belongs to Agent Zero.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from usr.plugins.claude_tool_bridge.helpers import install
+
+if TYPE_CHECKING:
+    from usr.plugins.claude_tool_bridge.helpers.turns import Bridge, Settled
+
+PLUGIN_NAME = "claude_tool_bridge"
+PLUGIN_DIR = Path(__file__).resolve().parent.parent
+LOG_PREFIX = f"[{PLUGIN_NAME}]"
+IMPORT_RETRY_S = 30.0
+
+# Decisions not worth a line: replies the bridge had nothing to do with.
+QUIET = frozenset({("untouched", "no_call"), ("untouched", "json_request_present")})
+
+_logged: set[str] = set()
+
+
+# ---------------------------------------------------------------- log lines, notifications
+
+
+def say(message: str, error: bool = False) -> None:
+    """One line in Agent Zero's console (`docker logs`, or the terminal running it)."""
+    try:
+        from helpers.print_style import PrintStyle
+
+        style = PrintStyle(font_color="red" if error else "#85C1E9", padding=False)
+        style.print(f"{LOG_PREFIX} {message}")
+    except Exception:
+        print(f"{LOG_PREFIX} {message}", file=sys.stderr if error else sys.stdout, flush=True)
+
+
+def log_once(key: str, message: str, error: bool = True) -> None:
+    """Prints `message` the first time `key` is seen in this process."""
+    if key in _logged:
+        return
+    _logged.add(key)
+    say(message, error=error)
+
+
+def _log_error(where: str, exc: BaseException) -> None:
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    log_once(
+        f"{where}:{type(exc).__name__}:{at}",
+        f"{where} failed, reply left unchanged: {type(exc).__name__}: {exc} ({at})",
+    )
+
+
+def report_inactive(reason: str, fix: str) -> None:
+    """The plugin cannot work: one line in the log and, where Agent Zero has notifications,
+    one notification; both once per process, whoever notices first (the startup hook or the
+    first turn). Agent Zero then runs exactly as without the plugin."""
+    if "inactive" in _logged:
+        return
+    _logged.add("inactive")
+    say(f"inactive, Agent Zero runs as without this plugin: {reason}. To fix: {fix}.", error=True)
+    try:
+        from helpers.notification import (
+            NotificationManager,
+            NotificationPriority,
+            NotificationType,
+        )
+
+        NotificationManager.send_notification(
+            type=NotificationType.WARNING,
+            priority=NotificationPriority.HIGH,
+            message=f"{reason}. To fix: {fix}.",
+            title="Claude Tool Bridge is inactive",
+            detail="",
+            display_time=30,
+            group=PLUGIN_NAME,
+            id=f"{PLUGIN_NAME}_inactive",
+        )
+    except Exception:
+        pass  # a version without notifications: the log line is all there is
+
+
+# ---------------------------------------------------------------- the wheel-backed logic
+
+_bridge: Bridge | None = None
+_import_tried_at = float("-inf")
+
+
+def bridge() -> Bridge | None:
+    """The wheel-backed logic, or None while the wheel cannot be imported (or is not the
+    plugin's version). The import is tried at first use and again every `IMPORT_RETRY_S`
+    seconds, so a wheel installed later (the startup hook installs it) is picked up
+    without a restart."""
+    global _bridge, _import_tried_at
+    if _bridge is not None:
+        return _bridge
+    now = time.monotonic()
+    if now - _import_tried_at < IMPORT_RETRY_S:
+        return None
+    _import_tried_at = now
+    try:
+        from usr.plugins.claude_tool_bridge.helpers import turns
+    except ImportError as error:
+        report_inactive(
+            f"the claude_tool_bridge wheel cannot be imported in {sys.executable} ({error})",
+            "restart Agent Zero: at startup the plugin installs its wheel (bundled, else from "
+            "the package index) and says here if that fails",
+        )
+        return None
+    wanted = install.plugin_version(PLUGIN_DIR)
+    have = str(getattr(turns.ctb, "__version__", ""))
+    if wanted and have != wanted:
+        report_inactive(
+            f"claude-tool-bridge {have} is installed, the plugin needs {wanted}",
+            f"restart Agent Zero (the plugin installs its version at startup), or run "
+            f"`{sys.executable} -m pip install claude-tool-bridge=={wanted}`",
+        )
+        return None
+    _bridge = turns.Bridge()
+    return _bridge
+
+
+# ---------------------------------------------------------------- settings
+
+
+def _load_settings(agent: Any) -> Any:
+    """The plugin's settings as Agent Zero hands them over (through `settings_for_display`,
+    the `get_plugin_config` hook): every key, saved values over the defaults."""
+    try:
+        from helpers.plugins import get_plugin_config
+
+        return get_plugin_config(PLUGIN_NAME, agent=agent)
+    except Exception as exc:
+        _log_error("reading the plugin settings", exc)
+        return None
+
+
+def _setting_warning(warning: str) -> None:
+    log_once(f"setting:{warning}", f"settings: {warning}")
+
+
+def settings_for_display(saved: Any) -> Any:
+    """The `get_plugin_config` hook: every key, the saved values laid over the defaults by
+    the Rust core. Without the wheel, what Agent Zero read, unchanged."""
+    handle = bridge()
+    if handle is None:
+        return saved
+    try:
+        settings, warnings = handle.settings_for_display(saved)
+    except Exception as exc:
+        _log_error("get_plugin_config", exc)
+        return saved
+    for warning in warnings:
+        _setting_warning(warning)
+    return settings
+
+
+def settings_to_store(settings: Any) -> Any:
+    """The `save_plugin_config` hook: only the keys that differ from the defaults, so that a
+    later release's new defaults reach every key the user left alone. Without the wheel,
+    the settings unchanged."""
+    handle = bridge()
+    if handle is None:
+        return settings
+    try:
+        stored, warnings = handle.settings_to_store(settings)
+    except Exception as exc:
+        _log_error("save_plugin_config", exc)
+        return settings
+    for warning in warnings:
+        _setting_warning(warning)
+    return stored
+
+
+# ---------------------------------------------------------------- hooks
+
+
+async def chat_model_call_before(agent: Any, call_data: Any) -> None:
+    """Sets the provider stop strings and wraps the response callback for early stop."""
+    if agent is None or not isinstance(call_data, dict):
+        return
+    handle = bridge()
+    if handle is None:
+        return
+    try:
+        handle.start_turn(agent, call_data, lambda: _load_settings(agent), _setting_warning)
+    except Exception as exc:
+        _log_error("chat_model_call_before", exc)
+        try:
+            handle.drop_turn(agent)
+        except Exception:
+            pass
+
+
+async def call_chat_model_end(agent: Any, data: Any) -> None:
+    """v1.x: `Agent.call_chat_model` returned `(response, reasoning)`."""
+    if agent is None or not isinstance(data, dict):
+        return
+    if hasattr(type(agent), "call_chat_model_turn"):
+        return  # v2.6 and newer decide in call_chat_model_turn; this is another caller
+    await _end(agent, data, "call_chat_model", "call_chat_model end")
+
+
+async def call_chat_model_turn_end(agent: Any, data: Any) -> None:
+    """v2.6 and the newest: `Agent.call_chat_model_turn` returned an `LLMResult`."""
+    if agent is None or not isinstance(data, dict):
+        return
+    await _end(agent, data, "call_chat_model_turn", "call_chat_model_turn end")
+
+
+async def _end(agent: Any, data: dict[str, Any], method: str, where: str) -> None:
+    handle = bridge()
+    if handle is None:
+        return
+    if data.get("exception") is not None:
+        handle.drop_turn(agent)
+        return
+    original = data.get("result")
+    if isinstance(original, tuple):
+        data["result"] = await _decide(handle, agent, original, method, where)
+    elif original is not None:
+        await _decide(handle, agent, original, method, where)
+
+
+async def _decide(handle: Bridge, agent: Any, result: Any, method: str, where: str) -> Any:
+    """Decides about `result`, asking again on a discard. An `LLMResult` is rewritten in
+    place (the message loop holds it); a v1.x tuple is returned anew."""
+    mutable = not isinstance(result, tuple)
+    before = _snapshot(result) if mutable else None
+    raised_by_agent_zero: list[BaseException] = []
+    try:
+        turn = handle.take_turn(agent)
+        if turn is None:
+            return result
+
+        async def ask_again() -> Any:
+            try:
+                return await getattr(agent, method)(**turn.call)
+            except BaseException as exc:
+                raised_by_agent_zero.append(exc)
+                raise
+
+        settled = await handle.settle(agent, turn, result, ask_again)
+        handed = settled.result
+        if mutable and handed is not result:
+            _adopt(result, handed)
+            handed = result
+        _report(agent, settled)
+        return handed
+    except Exception as exc:
+        if raised_by_agent_zero and exc is raised_by_agent_zero[-1]:
+            raise  # Agent Zero's own: its message loop decides what happens next
+        if before is not None:
+            _restore(result, before)
+        _log_error(where, exc)
+        return result
+
+
+def _adopt(target: Any, source: Any) -> None:
+    """Makes the object `target` carry what `source` carries (the re-asked result)."""
+    fields = getattr(type(source), "__dataclass_fields__", None)
+    names = list(fields) if fields else list(getattr(source, "__dict__", {}))
+    for name in names:
+        try:
+            setattr(target, name, getattr(source, name))
+        except Exception:
+            pass
+
+
+def _agent_label(agent: Any) -> str:
+    return str(getattr(agent, "agent_name", "") or "agent")
+
+
+def _report(agent: Any, settled: Settled) -> None:
+    """One line per decision of the turn, discards included."""
+    label = _agent_label(agent)
+    for decision in settled.decisions:
+        if (decision.outcome, decision.reason) in QUIET:
+            continue
+        request = decision.request
+        tool = f" -> {request['tool_name']}" if isinstance(request, dict) and request.get("tool_name") else ""
+        again = ", asked again" if decision.outcome == "discard" and decision is not settled.decisions[-1] else ""
+        say(f"{label}: {decision.outcome} ({decision.reason}){tool}{again}")
+    if settled.left_alone:
+        log_once(
+            f"left:{settled.left_alone}",
+            f"{label}: a reply that came with {settled.left_alone} is left to Agent Zero "
+            "(said once)",
+            error=False,
+        )
+
+
+def _snapshot(result: Any) -> dict[str, Any]:
+    names = getattr(type(result), "__dataclass_fields__", None) or getattr(result, "__dict__", {})
+    snap: dict[str, Any] = {}
+    for name in list(names):
+        try:
+            value = getattr(result, name)
+        except Exception:
+            continue
+        if name == "output_items" and isinstance(value, list):
+            value = [(item, dict(getattr(item, "data", {}) or {})) for item in value]
+        snap[name] = value
+    return snap
+
+
+def _restore(result: Any, snap: dict[str, Any]) -> None:
+    for name, value in snap.items():
+        try:
+            if name == "output_items" and isinstance(value, list):
+                items = []
+                for item, data in value:
+                    if isinstance(getattr(item, "data", None), dict):
+                        item.data.clear()
+                        item.data.update(data)
+                    items.append(item)
+                value = items
+            setattr(result, name, value)
+        except Exception:
+            pass

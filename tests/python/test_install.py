@@ -1,0 +1,228 @@
+"""How the plugin gets its wheel, without network: (1) a bundled wheel that fits this Python
+and platform, (2) else `claude-tool-bridge==<version>` from the package index, (3) else it
+stays inert and says why once (log line and notification), and Agent Zero runs as without
+it. Each path runs real pip against a fresh virtualenv; the index is a local file:// index
+or an address nothing listens on."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import claude_tool_bridge as ctb
+import pytest
+from conftest import PLUGIN
+
+spec = importlib.util.spec_from_file_location("ctb_install_under_test", PLUGIN / "helpers" / "install.py")
+install = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = install  # dataclasses look their module up
+spec.loader.exec_module(install)
+
+VERSION = ctb.__version__
+UNREACHABLE_INDEX = "http://127.0.0.1:9/simple"  # the discard port: connection refused
+
+
+def host_platform() -> str:
+    """The most specific platform tag this interpreter accepts (e.g. manylinux_2_36_x86_64)."""
+    return install.supported_tags()[0][2]
+
+
+def make_wheel(folder: Path, version: str, tag: str) -> Path:
+    """A small but valid wheel of `claude-tool-bridge` whose module reports `version`."""
+    name = f"claude_tool_bridge-{version}-{tag}.whl"
+    dist_info = f"claude_tool_bridge-{version}.dist-info"
+    files = {
+        "claude_tool_bridge/__init__.py": f"__version__ = {version!r}\n",
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: claude-tool-bridge\nVersion: {version}\n",
+        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\n"
+        + "".join(f"Tag: {t[0]}-{t[1]}-{t[2]}\n" for t in install.wheel_tags(name)),
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = "\n".join(record) + "\n"
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / name, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return folder / name
+
+
+@pytest.fixture
+def target(tmp_path) -> str:
+    """A fresh virtualenv (with pip) to install into: the Python running Agent Zero."""
+    venv.EnvBuilder(with_pip=True).create(tmp_path / "venv")
+    return str(tmp_path / "venv" / "bin" / "python")
+
+
+@pytest.fixture
+def plugin_dir(tmp_path) -> Path:
+    folder = tmp_path / "claude_tool_bridge"
+    folder.mkdir()
+    (folder / "plugin.yaml").write_text(f"name: claude_tool_bridge\nversion: {VERSION}\n")
+    return folder
+
+
+@pytest.fixture
+def no_index(monkeypatch):
+    monkeypatch.setenv("PIP_INDEX_URL", UNREACHABLE_INDEX)
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    monkeypatch.setenv("PIP_TIMEOUT", "2")
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
+
+
+def imported_version(python: str) -> str:
+    done = subprocess.run([python, "-c", "import claude_tool_bridge as c; print(c.__version__)"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+# ---------------------------------------------------------------- which wheel fits
+
+
+@pytest.mark.parametrize(
+    "tags, fits",
+    [
+        ("cp310-abi3-{host}", True),
+        ("cp310-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64", sys.platform == "linux" and host_platform().endswith("x86_64")),
+        ("cp310-abi3-linux_x86_64", sys.platform == "linux" and host_platform().endswith("x86_64")),
+        ("cp310-abi3-manylinux_2_17_aarch64.manylinux2014_aarch64", sys.platform == "linux" and host_platform().endswith("aarch64")),
+        ("cp310-abi3-musllinux_1_2_x86_64", False),
+        ("cp310-abi3-macosx_11_0_arm64", sys.platform == "darwin"),
+        ("cp310-abi3-win_amd64", sys.platform == "win32"),
+        ("cp399-abi3-{host}", False),  # needs a newer CPython than any there is
+        ("pp310-pypy310_pp73-{host}", False),
+        ("cp310-abi3-manylinux_2_99_x86_64", False),  # needs a glibc from the future
+    ],
+)
+def test_a_wheel_fits_by_its_tags(tmp_path, tags, fits):
+    wheel = make_wheel(tmp_path, VERSION, tags.format(host=host_platform()))
+    for supported in (install.supported_tags(), install.stdlib_tags()):
+        found = install.fitting_wheels(tmp_path, VERSION, supported)
+        assert (found == [wheel]) is fits, (tags, supported[:3])
+
+
+def test_the_stdlib_check_agrees_with_packaging_on_this_machine():
+    packaging_tags = set(install.supported_tags())
+    stdlib = install.stdlib_tags()
+    assert stdlib, "no tags"
+    assert set(stdlib) <= packaging_tags
+    minor = sys.version_info[1]
+    for older in range(10, minor + 1):
+        assert (f"cp3{older}", "abi3", host_platform()) in stdlib
+
+
+def test_only_the_plugins_version_is_taken(tmp_path):
+    make_wheel(tmp_path, "0.0.9", f"cp310-abi3-{host_platform()}")
+    assert install.fitting_wheels(tmp_path, VERSION, install.supported_tags()) == []
+
+
+# ---------------------------------------------------------------- the three paths
+
+
+def test_path_1_a_fitting_bundled_wheel_is_installed(plugin_dir, target, no_index):
+    make_wheel(plugin_dir / "wheels", VERSION, "cp310-abi3-win_arm64")  # does not fit
+    fitting = make_wheel(plugin_dir / "wheels", VERSION, f"cp310-abi3-{host_platform()}")
+    outcome = install.ensure(plugin_dir, python=target)
+    assert outcome == install.Outcome(True, f"bundled {fitting.name}")
+    assert imported_version(target) == VERSION
+    assert install.ensure(plugin_dir, python=target) == install.Outcome(True, "installed")
+
+
+def test_path_2_the_package_index_when_no_bundled_wheel_fits(plugin_dir, target, tmp_path, monkeypatch):
+    make_wheel(plugin_dir / "wheels", VERSION, "cp310-abi3-win_arm64")
+    make_wheel(plugin_dir / "wheels", VERSION, "cp399-abi3-{}".format(host_platform()))
+    # a package index on disk (PEP 503 layout) that holds a wheel that fits
+    project = tmp_path / "index" / "claude-tool-bridge"
+    wheel = make_wheel(project, VERSION, f"cp310-abi3-{host_platform()}")
+    (project / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>\n')
+    monkeypatch.setenv("PIP_INDEX_URL", (tmp_path / "index").as_uri())
+    outcome = install.ensure(plugin_dir, python=target)
+    assert outcome == install.Outcome(True, "index")
+    assert imported_version(target) == VERSION
+
+
+def test_path_3_inert_with_one_reason_when_nothing_works(plugin_dir, target, no_index):
+    make_wheel(plugin_dir / "wheels", VERSION, "cp310-abi3-win_arm64")
+    outcome = install.ensure(plugin_dir, python=target)
+    assert not outcome.ok
+    assert "no bundled wheel fits" in outcome.reason and "win_arm64" in outcome.reason
+    assert f"claude-tool-bridge=={VERSION} could not be installed from the package index" in outcome.reason
+    assert f"{target} -m pip install claude-tool-bridge=={VERSION}" in outcome.fix
+    assert "\n" not in outcome.reason + outcome.fix
+    assert imported_version(target) == ""
+
+
+def test_an_empty_wheels_folder_is_said_plainly(plugin_dir, target, no_index):
+    outcome = install.ensure(plugin_dir, python=target)
+    assert not outcome.ok
+    assert outcome.reason.startswith("the plugin folder has no bundled wheel")
+
+
+# ---------------------------------------------------------------- through Agent Zero
+
+
+def test_startup_reports_once_and_agent_zero_runs_as_without_the_plugin(a0, monkeypatch, tmp_path):
+    """The startup hook finds nothing that works: one log line, one notification, however
+    often it runs and whoever else notices."""
+    hooks_install = a0.install
+    monkeypatch.setattr(hooks_install, "installed_version", lambda python: "")
+    reason = install.Outcome(False, "", reason="no bundled wheel fits (wheels/ holds cp310-abi3-win_arm64) for CPython",
+                             fix="install it by hand")
+    monkeypatch.setattr(hooks_install, "ensure", lambda plugin_dir, **kw: reason)
+    for _ in range(3):
+        a0.extension.call_extensions_sync("startup_migration", None)
+    said = [line for line in a0.printed if "inactive" in line]
+    assert said == [
+        "[claude_tool_bridge] inactive, Agent Zero runs as without this plugin: no bundled wheel "
+        "fits (wheels/ holds cp310-abi3-win_arm64) for CPython. To fix: install it by hand."
+    ]
+    assert len(a0.notifications) == 1
+    note = a0.notifications[0]
+    assert note["title"] == "Claude Tool Bridge is inactive" and note["type"].value == "warning"
+
+
+def test_the_installer_hook_raises_with_the_reason(a0, monkeypatch):
+    failed = install.Outcome(False, "", reason="nothing fits", fix="do this")
+    monkeypatch.setattr(a0.install, "ensure", lambda plugin_dir, **kw: failed)
+    with pytest.raises(RuntimeError, match="nothing fits. To fix: do this."):
+        a0.plugins.call_plugin_hook("claude_tool_bridge", "install")
+
+
+def test_uninstall_removes_the_wheel(a0, monkeypatch):
+    ran = []
+    monkeypatch.setattr(a0.install, "installed_version", lambda python: VERSION)
+    monkeypatch.setattr(a0.install.subprocess, "run",
+                        lambda command, **k: ran.append(command) or subprocess.CompletedProcess(command, 0))
+    assert a0.plugins.call_plugin_hook("claude_tool_bridge", "uninstall") is True
+    assert ran[0][-3:] == ["uninstall", "-y", "claude-tool-bridge"]
+
+
+def test_uv_is_the_fallback_when_the_python_has_no_pip(plugin_dir, monkeypatch):
+    """Agent Zero's Docker venv is made by uv and may have no pip: then `uv pip` runs, with
+    only the options uv takes."""
+    ran = []
+
+    def fake_run(command, **kwargs):
+        ran.append(command)
+        if command[1:3] == ["-m", "pip"]:
+            return subprocess.CompletedProcess(command, 1, "", "/venv/bin/python: No module named pip\n")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(install.shutil, "which", lambda name: "/usr/bin/uv" if name == "uv" else None)
+    monkeypatch.setattr(install, "installed_version", lambda python: "")
+    outcome = install.ensure(plugin_dir, python="/venv/bin/python", run=fake_run, supported=[])
+    assert outcome == install.Outcome(True, "index")
+    pip, uv = ran
+    assert pip[:3] == ["/venv/bin/python", "-m", "pip"] and "--timeout" in pip
+    assert uv == ["/usr/bin/uv", "pip", "install", "--only-binary", "claude-tool-bridge",
+                  f"claude-tool-bridge=={VERSION}", "--python", "/venv/bin/python"]
