@@ -17,7 +17,9 @@
 
 use std::path::Path;
 
-use claude_tool_bridge::{Catalog, Outcome};
+use std::collections::BTreeMap;
+
+use claude_tool_bridge::{Catalog, Config, ModelFamily, Outcome};
 use ctb_fixtures::{Request, Streaming, load_conversations, replay, usable_by_agent_zero};
 
 #[derive(Default, Clone, Copy)]
@@ -84,6 +86,10 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
         "conversation", "turns", "bad-", "bad+", "disc", "re-ask", "saved", "us/reply", "us max"
     );
     let mut total = Tally::default();
+    // Per model family (the family the default settings give the conversation's model), in
+    // `ModelFamily::ALL` order.
+    let mut by_family: BTreeMap<usize, (ModelFamily, Tally)> = BTreeMap::new();
+    let families = Config::default();
     for (index, conv) in conversations.iter().enumerate() {
         let streaming = Streaming::Random {
             seed: 0x5EED_0000 + index as u64,
@@ -92,8 +98,26 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
         let tally = Tally::of(&replay(conv, &catalog, streaming)?);
         print_row(&conv.name, &tally);
         total.add(&tally);
+        let family = families.family_of(&conv.model);
+        let order = ModelFamily::ALL
+            .iter()
+            .position(|f| *f == family)
+            .unwrap_or(usize::MAX);
+        by_family
+            .entry(order)
+            .or_insert((family, Tally::default()))
+            .1
+            .add(&tally);
     }
     print_row("TOTAL", &total);
+    println!();
+    println!(
+        "{:<40} {:>5} {:>5} {:>5} {:>5} {:>6} {:>7} {:>9} {:>9}",
+        "model family", "turns", "bad-", "bad+", "disc", "re-ask", "saved", "us/reply", "us max"
+    );
+    for (family, tally) in by_family.values() {
+        print_row(family.code(), tally);
+    }
     Ok(())
 }
 

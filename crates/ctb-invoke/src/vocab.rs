@@ -38,6 +38,27 @@ pub const ELEMENT_PARAMS: &[&str] = &[
 /// quoting a call.
 pub const CALL_TAG_NAMES: &[&str] = &[INVOKE, "function_calls", "function_call", "tool_call"];
 
+/// Substrings whose presence in a reply means it holds call markup of some family (the prose
+/// policy never sends such a reply through `response`). Plain substrings, so prefixed tags
+/// (Claude's namespace, `minimax:`, `xai:`, DSML's) match too; the special tokens of the
+/// families that write them are in [`START_TOKENS`].
+pub const CALL_MARKERS: &[&str] = &[
+    "invoke name=",
+    "invoke>",
+    "function_calls>",
+    "<function_calls",
+    "function_call>",
+    "parameter name=",
+    "parameter>",
+    "tool_call>",
+    "<tool_call",
+    "tool_args>",
+    "function_results>",
+    "<function=",
+    "<arg_key>",
+    "think>",
+];
+
 /// Whether `local` names a wrapper element.
 pub(crate) fn is_wrapper(local: &str) -> bool {
     WRAPPERS.contains(&local)

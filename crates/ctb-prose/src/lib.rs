@@ -67,25 +67,13 @@ pub enum Verdict {
     Leave(Leave),
 }
 
-/// Markers of a call written as tags (checked as plain substrings, so prefixed forms match too).
-const TAG_MARKERS: [&str; 12] = [
-    "invoke name=",
-    "invoke>",
-    "function_calls>",
-    "<function_calls",
-    "parameter name=",
-    "parameter>",
-    "tool_call>",
-    "<tool_call",
-    "tool_args>",
-    "function_results>",
-    "<function=",
-    "think>",
-];
-
-/// Whether `text` holds call tags (bare or prefixed) or the namespace prefix.
+/// Whether `text` holds call markup of any family (tags, bare or prefixed, the namespace
+/// prefix, or a family's special call tokens).
 pub fn has_call_tags(text: &str) -> bool {
-    text.contains(ctb_guard::PREFIX) || TAG_MARKERS.iter().any(|m| text.contains(m))
+    use ctb_invoke::vocab::{CALL_MARKERS, PREFIX, START_TOKENS};
+    text.contains(PREFIX)
+        || CALL_MARKERS.iter().any(|m| text.contains(m))
+        || START_TOKENS.iter().any(|m| text.contains(m))
 }
 
 /// Whether `text` holds JSON: it starts with `{` or `[`, has an object whose first key is
@@ -188,6 +176,21 @@ mod tests {
                 long(&format!("\n<{}invoke", ctb_guard::PREFIX)),
                 Leave::CallTags,
             ),
+            // Other families' call markup, mid-line too (a broken call is not an answer).
+            (
+                long(" then <|tool_call_begin|>functions.x:0"),
+                Leave::CallTags,
+            ),
+            (
+                long(" then <\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}>"),
+                Leave::CallTags,
+            ),
+            (
+                long(" <|channel|>commentary to=functions.x"),
+                Leave::CallTags,
+            ),
+            (long("\n<arg_key>path</arg_key>"), Leave::CallTags),
+            (long("\n<minimax:tool_call>"), Leave::CallTags),
             (long("\n{\"tool_name\": \"x\"}"), Leave::Json),
             (long("\n```json\n[1]\n```"), Leave::Json),
             (long("\nNext I will check the logs:"), Leave::EndsWithColon),
