@@ -1146,7 +1146,6 @@ impl<'a, B: Build> Parser<'a, B> {
         }
         let mut i = start;
         let mut num = String::new();
-        let mut invalid = false;
         if b.get(i) == Some(&b'+')
             && b.get(i + 1)
                 .is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b'I')
@@ -1164,9 +1163,6 @@ impl<'a, B: Build> Parser<'a, B> {
         if sign && !b.get(i).is_some_and(u8::is_ascii_digit) && self.at_end_of_number(i) {
             num.push('0');
         }
-        if b.get(i) == Some(&b'0') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
-            invalid = true;
-        }
         i = digits(b, i, &mut num);
         if b.get(i) == Some(&b'.') {
             if num.is_empty() || num == "-" {
@@ -1183,9 +1179,6 @@ impl<'a, B: Build> Parser<'a, B> {
             return None;
         }
         if let Some(&e @ (b'e' | b'E')) = b.get(i) {
-            if num == "-" {
-                invalid = true;
-            }
             num.push(e as char);
             i += 1;
             if let Some(&s @ (b'-' | b'+')) = b.get(i) {
@@ -1220,7 +1213,10 @@ impl<'a, B: Build> Parser<'a, B> {
         // `12345"`: a number with a stray closing quote, which is dropped
         self.i = if stray_quote { i + 1 } else { i };
         let raw = &self.s[start..i];
-        if invalid || !num.ends_with(|c: char| c.is_ascii_digit()) {
+        // Underscores are dropped, signs and missing digits filled in; whatever the spelling
+        // is now, it is a number only if it is JSON's (`0_1` became `01`: text). Deciding here
+        // means both builders get the same answer.
+        if strict_number_end(num.as_bytes(), 0) != Some(num.len()) {
             return Some(self.out.text(raw));
         }
         Some(self.out.number(&num, raw))
