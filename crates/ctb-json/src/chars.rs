@@ -1,4 +1,4 @@
-//! Character classes used by the reader. Everything works on bytes of UTF-8 text; the few
+//! Character classes and small byte searches used by the reader. Everything works on bytes of UTF-8 text; the few
 //! non-ASCII characters that matter (typographic quotes, Unicode spaces) are matched by their
 //! UTF-8 encodings.
 
@@ -146,4 +146,40 @@ pub(crate) fn is_url_start(s: &[u8]) -> bool {
         b"irc://",
     ];
     SCHEMES.contains(&s)
+}
+
+/// The number of hexadecimal digits at `i`, at most `max`.
+pub(crate) fn hex_run(b: &[u8], i: usize, max: usize) -> usize {
+    let mut n = 0;
+    while n < max && b.get(i + n).is_some_and(u8::is_ascii_hexdigit) {
+        n += 1;
+    }
+    n
+}
+
+/// The value of a run of hexadecimal digits.
+pub(crate) fn hex_value(b: &[u8]) -> u32 {
+    b.iter().fold(0, |acc, &c| {
+        acc * 16 + char::from(c).to_digit(16).unwrap_or(0)
+    })
+}
+
+/// The first `c` at or after `from`.
+pub(crate) fn find1(b: &[u8], from: usize, c: u8) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&x| x == c)
+        .map(|p| p + from)
+}
+
+/// The first `c1` directly followed by `c2` at or after `from`.
+pub(crate) fn find2(b: &[u8], from: usize, c1: u8, c2: u8) -> Option<usize> {
+    let mut j = from;
+    loop {
+        let p = find1(b, j, c1)?;
+        if b.get(p + 1) == Some(&c2) {
+            return Some(p);
+        }
+        j = p + 1;
+    }
 }

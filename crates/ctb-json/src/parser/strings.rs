@@ -1,0 +1,446 @@
+//! Quoted strings: where they end when the quotes are not trustworthy, escapes, and the
+//! looks past a quote that decide it.
+
+use super::{Build, Parser, Res};
+use crate::ErrorKind;
+use crate::chars::{
+    Quote, find1, hex_run, hex_value, is_delimiter, is_unquoted_delimiter, is_url_char,
+    is_url_start, is_ws, quote_at,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Trust the quotes: a quote is the end when what follows looks like the end of a string.
+    Normal,
+    /// The end quote is missing: stop at the first delimiter.
+    StopAtDelimiter,
+    /// The end quote is missing: stop at this byte offset (a comma found in the first pass).
+    StopAt(usize),
+}
+
+enum Pass {
+    Done(usize),
+    Retry(Mode, usize),
+}
+
+impl<B: Build> Parser<'_, B> {
+    /// A quoted string, followed by `+ "more"` concatenations. Its text is left in
+    /// `self.scratch`; returns whether there was one.
+    pub(super) fn string_value(&mut self) -> Res<bool> {
+        if !self.string()? {
+            return Ok(false);
+        }
+        loop {
+            let j = self.ws_end(self.i, true);
+            if self.at(j) != Some(b'+') {
+                break;
+            }
+            self.i = j + 1;
+            self.skip_ws();
+            let mut first = std::mem::take(&mut self.scratch);
+            let more = self.string()?;
+            first.push_str(&self.scratch);
+            self.scratch = first;
+            if !more {
+                break;
+            }
+        }
+        Ok(true)
+    }
+
+    /// A quoted string into `self.scratch`; returns whether there was one.
+    fn string(&mut self) -> Res<bool> {
+        let b = self.b;
+        let mut i = self.i;
+        let skip_escapes = b.get(i) == Some(&b'\\');
+        if skip_escapes {
+            i += 1;
+        }
+        let Some((quote, qlen)) = quote_at(b, i) else {
+            return Ok(false);
+        };
+        if !skip_escapes && self.triple_quoted(i) {
+            return Ok(true);
+        }
+        let mut mode = if self.budget > 0 {
+            Mode::Normal
+        } else {
+            Mode::StopAtDelimiter
+        };
+        let mut buf = std::mem::take(&mut self.scratch);
+        loop {
+            buf.clear();
+            match self.string_pass(i, quote, qlen, skip_escapes, mode, &mut buf) {
+                Ok(Pass::Done(end)) => {
+                    self.i = end;
+                    self.scratch = buf;
+                    return Ok(true);
+                }
+                Ok(Pass::Retry(m, scanned)) => {
+                    self.budget -= scanned as isize;
+                    mode = m;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// `"""text"""`, `'''text'''` or ```` ```text``` ````: the text between, trimmed, into
+    /// `self.scratch`.
+    fn triple_quoted(&mut self, i: usize) -> bool {
+        let b = self.b;
+        let c = b[i];
+        let k = match c {
+            b'"' => 0,
+            b'\'' => 1,
+            b'`' => 2,
+            _ => return false,
+        };
+        if b.get(i + 1) != Some(&c) || b.get(i + 2) != Some(&c) {
+            return false;
+        }
+        let from = i + 3;
+        if from >= self.triple_miss[k] {
+            return false;
+        }
+        let mut j = from;
+        let end = loop {
+            match find1(b, j, c) {
+                Some(p) if b.get(p + 1) == Some(&c) && b.get(p + 2) == Some(&c) => break p,
+                Some(p) => j = p + 1,
+                None => {
+                    self.triple_miss[k] = from;
+                    return false;
+                }
+            }
+        };
+        self.i = end + 3;
+        self.scratch.clear();
+        self.scratch.push_str(self.s[from..end].trim());
+        true
+    }
+
+    fn string_pass(
+        &mut self,
+        start: usize,
+        quote: Quote,
+        qlen: usize,
+        skip_escapes: bool,
+        mode: Mode,
+        out: &mut String,
+    ) -> Res<Pass> {
+        let s = self.s;
+        let b = self.b;
+        let len = b.len();
+        let limit = match mode {
+            Mode::StopAt(k) => k.min(len),
+            _ => len,
+        };
+        let stop_delim = mode == Mode::StopAtDelimiter;
+        let mut i = start + qlen;
+        // open-minus-close counts of (), [] and {} in the text read so far
+        let mut brackets = [0i32; 3];
+        loop {
+            let run = i;
+            if !skip_escapes {
+                let table = if stop_delim { &SPECIAL_STOP } else { &SPECIAL };
+                while i < limit && !table[usize::from(b[i])] {
+                    i += 1;
+                }
+                out.push_str(&s[run..i]);
+            }
+            if i >= limit {
+                if let Mode::StopAt(_) = mode {
+                    trim_end_spaces(out);
+                    return Ok(Pass::Done(limit));
+                }
+                if mode == Mode::Normal && len > 0 && is_delimiter(b[self.prev_non_ws(len - 1)]) {
+                    return Ok(Pass::Retry(Mode::StopAtDelimiter, len - start));
+                }
+                trim_end_spaces(out);
+                return Ok(Pass::Done(len));
+            }
+            let c = b[i];
+            if let Some((q2, l2)) = quote_at(b, i) {
+                if quote.closes_with(q2) {
+                    let iq = i;
+                    let j = self.lookahead_end(iq + l2);
+                    let mut legit = stop_delim
+                        || j >= len
+                        || (is_delimiter(b[j])
+                            && !(inside_unclosed(&brackets, b[j]) && self.text_after_closers(j)))
+                        || (quote_at(b, j).is_some() && !self.next_quote_is_end(j))
+                        || b[j].is_ascii_digit();
+                    if legit
+                        && mode == Mode::Normal
+                        && self.string_in_member
+                        && b.get(j) == Some(&b',')
+                        && !is_delimiter(b[self.prev_non_ws(iq - 1)])
+                        && !self.next_member_follows(j + 1)
+                    {
+                        // `{"text": "Use "quotes", please"}`: a comma inside the text, since
+                        // no `key:` follows it
+                        legit = false;
+                    }
+                    if legit {
+                        return Ok(Pass::Done(iq + l2));
+                    }
+                    if mode == Mode::Normal {
+                        let p = self.prev_non_ws(iq - 1);
+                        if b[p] == b',' {
+                            return Ok(Pass::Retry(Mode::StopAt(p), iq - start));
+                        }
+                        if is_delimiter(b[p]) {
+                            return Ok(Pass::Retry(Mode::StopAtDelimiter, iq - start));
+                        }
+                    }
+                }
+                // a quote inside the text
+                out.push_str(&s[i..i + l2]);
+                i += l2;
+            } else if stop_delim && is_unquoted_delimiter(c) {
+                if i > 0 && b[i - 1] == b':' && is_url_start(&b[start + qlen..(i + 2).min(len)]) {
+                    let u = i;
+                    while i < len && is_url_char(b[i]) {
+                        i += 1;
+                    }
+                    out.push_str(&s[u..i]);
+                }
+                trim_end_spaces(out);
+                return Ok(Pass::Done(i));
+            } else if c == b'\\' {
+                i = self.escape(i, out)?;
+            } else if c < 0x20 {
+                if matches!(c, b'\n' | b'\r' | b'\t' | 0x08 | 0x0C) {
+                    out.push(c as char);
+                    i += 1;
+                } else {
+                    return Err(self.err(ErrorKind::ControlCharacter, i));
+                }
+            } else {
+                let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+                match ch {
+                    '(' => brackets[0] += 1,
+                    ')' => brackets[0] -= 1,
+                    '[' => brackets[1] += 1,
+                    ']' => brackets[1] -= 1,
+                    '{' => brackets[2] += 1,
+                    '}' => brackets[2] -= 1,
+                    _ => {}
+                }
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+            if skip_escapes && b.get(i) == Some(&b'\\') {
+                i += 1;
+            }
+        }
+    }
+
+    /// Reads the escape at `i` (a backslash) into `out`; returns the offset after it.
+    fn escape(&self, i: usize, out: &mut String) -> Res<usize> {
+        let b = self.b;
+        let len = b.len();
+        let Some(&e) = b.get(i + 1) else {
+            return Ok(len);
+        };
+        let simple = match e {
+            b'"' => Some('"'),
+            b'\\' => Some('\\'),
+            b'/' => Some('/'),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'n' | b'\n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            b'v' => Some('\u{b}'),
+            b'0' if !self.at(i + 2).is_some_and(|c| c.is_ascii_digit()) => Some('\0'),
+            _ => None,
+        };
+        if let Some(ch) = simple {
+            out.push(ch);
+            return Ok(i + 2);
+        }
+        match e {
+            b'\r' => {
+                out.push('\n');
+                Ok(if self.at(i + 2) == Some(b'\n') {
+                    i + 3
+                } else {
+                    i + 2
+                })
+            }
+            b'u' => {
+                let digits = hex_run(b, i + 2, 4);
+                if digits == 4 {
+                    let mut code = hex_value(&b[i + 2..i + 6]);
+                    let mut next = i + 6;
+                    if (0xD800..0xDC00).contains(&code) {
+                        let low = (b.get(next) == Some(&b'\\')
+                            && b.get(next + 1) == Some(&b'u')
+                            && hex_run(b, next + 2, 4) == 4)
+                            .then(|| hex_value(&b[next + 2..next + 6]))
+                            .filter(|l| (0xDC00..0xE000).contains(l));
+                        match low {
+                            Some(low) => {
+                                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                                next += 6;
+                            }
+                            None => code = 0xFFFD,
+                        }
+                    }
+                    out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                    Ok(next)
+                } else if i + 2 + digits >= len {
+                    // a \u escape cut off by the end of the text: drop it
+                    Ok(len)
+                } else {
+                    Err(self.err(ErrorKind::InvalidEscape, i))
+                }
+            }
+            b'x' if hex_run(b, i + 2, 2) == 2 => {
+                let code = hex_value(&b[i + 2..i + 4]);
+                out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                Ok(i + 4)
+            }
+            b'\'' => {
+                out.push('\'');
+                Ok(i + 2)
+            }
+            _ => {
+                // an unknown escape like `\d` in a regular expression or `\U` in a Windows
+                // path: the backslash was meant literally, keep both characters
+                let ch = self.s[i + 1..].chars().next().unwrap_or('\u{FFFD}');
+                out.push('\\');
+                out.push(ch);
+                Ok(i + 1 + ch.len_utf8())
+            }
+        }
+    }
+
+    /// Whether what follows a comma at `k` looks like the next member of an object: a key and
+    /// a colon, or the end of the object. The scan stops at the end of the line and is charged
+    /// to the work budget; when the budget is spent the answer is yes.
+    fn next_member_follows(&mut self, k: usize) -> bool {
+        let b = self.b;
+        if self.budget <= 0 {
+            return true;
+        }
+        let k0 = k;
+        let k = self.ws_end(k0, true);
+        let mut j = k;
+        let found = match b.get(k) {
+            None | Some(b'}' | b']' | b'{' | b'[') => true,
+            Some(_) => match quote_at(b, k) {
+                Some((q, l)) => {
+                    j = k + l;
+                    loop {
+                        while j < b.len() && !SPECIAL[usize::from(b[j])] {
+                            j += 1;
+                        }
+                        match b.get(j) {
+                            None | Some(b'\n') => break false,
+                            Some(b'\\') => j += 2,
+                            Some(_) => match quote_at(b, j) {
+                                Some((q2, l2)) if q.closes_with(q2) => {
+                                    j = self.ws_end(j + l2, true);
+                                    break b.get(j) == Some(&b':');
+                                }
+                                Some((_, l2)) => j += l2,
+                                None => j += 1,
+                            },
+                        }
+                    }
+                }
+                None => {
+                    while let Some(&c) = b.get(j) {
+                        if matches!(c, b':' | b',' | b'{' | b'}' | b'[' | b']' | b'\n')
+                            || quote_at(b, j).is_some()
+                        {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    if let Some((_, l)) = quote_at(b, j) {
+                        // `b":` a key whose opening quote is missing
+                        j += l;
+                    }
+                    // JSON5 allows line breaks and comments between a key and its colon
+                    j = self.ws_end(j, true);
+                    b.get(j) == Some(&b':')
+                }
+            },
+        };
+        self.budget -= (j.max(k) - k0) as isize + 1;
+        found
+    }
+
+    /// Whether the closing brackets at `j` are followed by more text (a word, or the real end
+    /// quote), as in `"the list [1, 2"] more"` or `"(5'3")"`, rather than by a delimiter or the
+    /// end as in valid JSON.
+    fn text_after_closers(&self, mut j: usize) -> bool {
+        let b = self.b;
+        while j < b.len() && matches!(b[j], b')' | b']' | b'}' | b' ' | b'\t' | b'\r') {
+            j += 1;
+        }
+        match b.get(j) {
+            None => false,
+            Some(_) if quote_at(b, j).is_some() => self.next_quote_is_end(j),
+            Some(&c) => !is_delimiter(c),
+        }
+    }
+
+    /// Whether the quote at `j` is followed (after whitespace) by the end or a delimiter.
+    fn next_quote_is_end(&self, j: usize) -> bool {
+        let b = self.b;
+        let mut k = j + quote_at(b, j).map_or(1, |q| q.1);
+        while k < b.len() && is_ws(b[k]) {
+            k += 1;
+        }
+        k >= b.len() || is_delimiter(b[k])
+    }
+}
+
+/// Bytes that end the fast run inside a string: quotes (and the first byte of typographic
+/// ones), backslash, control characters and brackets (which are counted one by one).
+static SPECIAL: [bool; 256] = special_table(false);
+/// The same, plus the delimiters that end a string whose end quote is missing.
+static SPECIAL_STOP: [bool; 256] = special_table(true);
+
+const fn special_table(stop: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    let special = b"\"'`\\()[]{}";
+    let mut k = 0;
+    while k < special.len() {
+        t[special[k] as usize] = true;
+        k += 1;
+    }
+    t[0xC2] = true;
+    t[0xE2] = true;
+    if stop {
+        t[b',' as usize] = true;
+        t[b'/' as usize] = true;
+        t[b'+' as usize] = true;
+    }
+    t
+}
+
+/// Whether the text read so far has an unclosed bracket of the kind `close` closes.
+fn inside_unclosed(brackets: &[i32; 3], close: u8) -> bool {
+    match close {
+        b')' => brackets[0] > 0,
+        b']' => brackets[1] > 0,
+        b'}' => brackets[2] > 0,
+        _ => false,
+    }
+}
+
+fn trim_end_spaces(s: &mut String) {
+    let n = s.trim_end_matches([' ', '\t', '\r']).len();
+    s.truncate(n);
+}
