@@ -1,6 +1,6 @@
 //! Objects, arrays and Python tuples.
 
-use super::{Build, Parser, Res, Unquoted};
+use super::{Build, Parser, Res, Slot, Unquoted};
 use crate::ErrorKind;
 use crate::chars::{hex_run, hex_value, is_value_start};
 
@@ -23,7 +23,7 @@ impl<B: Build> Parser<'_, B> {
     /// A key, left in `self.scratch`: a quoted string, or unquoted text (a function call gives
     /// its name). Returns whether it was quoted, or `None` when there is no key.
     fn key(&mut self) -> Res<Option<bool>> {
-        if self.string_value()? {
+        if self.string_value(Slot::Other)? {
             return Ok(Some(true));
         }
         let s = self.s;
@@ -111,8 +111,7 @@ impl<B: Build> Parser<'_, B> {
                 return Err(self.err(ErrorKind::ColonExpected, self.i));
             }
             self.out.obj_key(obj, &mut self.scratch);
-            self.member_value = true;
-            let mut value = match self.value()? {
+            let mut value = match self.value(Slot::Member)? {
                 Some(v) => v,
                 None if colon || truncated => self.out.null(),
                 None => return Err(self.err(ErrorKind::ColonExpected, self.i)),
@@ -128,8 +127,7 @@ impl<B: Build> Parser<'_, B> {
                 self.out.obj_abort_member(obj);
                 self.out.obj_key(obj, &mut k);
                 self.i += 1;
-                self.member_value = true;
-                value = self.value_or_null()?;
+                value = self.value_or_null(Slot::Member)?;
             }
             self.out.obj_value(obj, value);
             initial = false;
@@ -165,7 +163,7 @@ impl<B: Build> Parser<'_, B> {
                 break;
             }
             self.out.arr_item(&mut items);
-            let Some(mut v) = self.value()? else {
+            let Some(mut v) = self.value(Slot::Other)? else {
                 self.out.arr_abort_item(&mut items);
                 break;
             };
@@ -176,7 +174,7 @@ impl<B: Build> Parser<'_, B> {
                 self.enter()?;
                 let mut obj = self.out.obj_begin();
                 self.out.obj_key(&mut obj, &mut key);
-                let value = self.value_or_null()?;
+                let value = self.value_or_null(Slot::Other)?;
                 self.out.obj_value(&mut obj, value);
                 if self.peek() == Some(b',') && self.at(self.ws_end(self.i + 1, true)) != Some(b'[')
                 {
@@ -220,7 +218,7 @@ impl<B: Build> Parser<'_, B> {
                 }
                 _ => {
                     self.out.arr_item(&mut items);
-                    match self.value()? {
+                    match self.value(Slot::Other)? {
                         Some(v) => {
                             self.out.arr_push(&mut items, v);
                             count += 1;

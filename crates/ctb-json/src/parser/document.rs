@@ -1,7 +1,7 @@
 //! The whole text: fences and prose around the value, several values in a row, closing
 //! brackets to spare.
 
-use super::{Build, Parser, Res};
+use super::{Build, Parser, Res, Slot};
 use crate::ErrorKind;
 use crate::chars::{is_ident, is_ident_start, is_value_start, is_ws, quote_at};
 
@@ -51,7 +51,7 @@ impl<B: Build> Parser<'_, B> {
             let mut items = self.out.arr_wrap(root);
             loop {
                 self.out.arr_item(&mut items);
-                let Some(v) = self.value()? else {
+                let Some(v) = self.value(Slot::Other)? else {
                     self.out.arr_abort_item(&mut items);
                     break;
                 };
@@ -93,7 +93,7 @@ impl<B: Build> Parser<'_, B> {
             self.last_closed = closed;
             return Ok(Some(v));
         }
-        self.value_inner()
+        self.value_inner(Slot::Other)
     }
 
     /// Skips an opening Markdown fence (```` ``` ````, `~~~`, also `[```` and `{````) and its

@@ -49,10 +49,17 @@ pub(crate) struct Parser<'a, B: Build> {
     triple_miss: [usize; 3],
     /// Whether the last object or array read was closed by its own bracket.
     pub(crate) last_closed: bool,
-    /// Set just before reading an object member's value; read (and cleared) by the value.
-    member_value: bool,
-    /// Whether the string being read is an object member's value.
-    string_in_member: bool,
+}
+
+/// Where a value stands. One rule depends on it: in an object member's value, a quote
+/// followed by a comma ends the string only when the next member follows
+/// (`{"text": "Use "quotes", please"}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// An object member's value.
+    Member,
+    /// Anywhere else: the root, an array item, a key, a call's argument.
+    Other,
 }
 
 type Res<T> = Result<T, Error>;
@@ -70,8 +77,6 @@ impl<'a, B: Build> Parser<'a, B> {
             budget: budget.saturating_mul(2).saturating_add(16 * 1024),
             triple_miss: [usize::MAX; 3],
             last_closed: false,
-            member_value: false,
-            string_in_member: false,
         }
     }
 
@@ -104,23 +109,22 @@ impl<'a, B: Build> Parser<'a, B> {
 
 impl<B: Build> Parser<'_, B> {
     /// A value, or `null` where the text has none (`{"a": }`, a cut-off input).
-    fn value_or_null(&mut self) -> Res<B::V> {
-        Ok(match self.value()? {
+    fn value_or_null(&mut self, slot: Slot) -> Res<B::V> {
+        Ok(match self.value(slot)? {
             Some(v) => v,
             None => self.out.null(),
         })
     }
 
     /// A value with the whitespace and comments around it.
-    pub(crate) fn value(&mut self) -> Res<Option<B::V>> {
+    fn value(&mut self, slot: Slot) -> Res<Option<B::V>> {
         self.skip_ws();
-        let v = self.value_inner()?;
+        let v = self.value_inner(slot)?;
         self.skip_ws();
         Ok(v)
     }
 
-    fn value_inner(&mut self) -> Res<Option<B::V>> {
-        let member_value = std::mem::take(&mut self.member_value);
+    fn value_inner(&mut self, slot: Slot) -> Res<Option<B::V>> {
         let Some(c) = self.peek() else {
             return Ok(None);
         };
@@ -145,10 +149,7 @@ impl<B: Build> Parser<'_, B> {
                 }
             }
             _ => {
-                self.string_in_member = member_value;
-                let found = self.string_value();
-                self.string_in_member = false;
-                if found? {
+                if self.string_value(slot)? {
                     return Ok(Some(self.out.string(&mut self.scratch)));
                 }
             }

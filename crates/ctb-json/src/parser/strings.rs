@@ -1,7 +1,7 @@
 //! Quoted strings: where they end when the quotes are not trustworthy, escapes, and the
 //! looks past a quote that decide it.
 
-use super::{Build, Parser, Res};
+use super::{Build, Parser, Res, Slot};
 use crate::ErrorKind;
 use crate::chars::{
     Quote, find1, hex_run, hex_value, is_delimiter, is_unquoted_delimiter, is_url_char,
@@ -18,16 +18,33 @@ enum Mode {
     StopAt(usize),
 }
 
+/// How a string pass ended.
 enum Pass {
+    /// The string ends before this offset.
     Done(usize),
+    /// Read it again in this mode; this many bytes were read for nothing.
     Retry(Mode, usize),
+}
+
+/// A string's opening quote and what it decides for every pass.
+#[derive(Debug, Clone, Copy)]
+struct Opening {
+    /// Offset of the opening quote.
+    start: usize,
+    quote: Quote,
+    /// Length of the quote character in bytes.
+    qlen: usize,
+    /// `\"...\"`: a string whose quotes are escaped, as in a document pasted into a string;
+    /// backslashes before quotes are skipped.
+    skip_escapes: bool,
+    slot: Slot,
 }
 
 impl<B: Build> Parser<'_, B> {
     /// A quoted string, followed by `+ "more"` concatenations. Its text is left in
     /// `self.scratch`; returns whether there was one.
-    pub(super) fn string_value(&mut self) -> Res<bool> {
-        if !self.string()? {
+    pub(super) fn string_value(&mut self, slot: Slot) -> Res<bool> {
+        if !self.string(slot)? {
             return Ok(false);
         }
         loop {
@@ -38,7 +55,7 @@ impl<B: Build> Parser<'_, B> {
             self.i = j + 1;
             self.skip_ws();
             let mut first = std::mem::take(&mut self.scratch);
-            let more = self.string()?;
+            let more = self.string(slot)?;
             first.push_str(&self.scratch);
             self.scratch = first;
             if !more {
@@ -49,7 +66,7 @@ impl<B: Build> Parser<'_, B> {
     }
 
     /// A quoted string into `self.scratch`; returns whether there was one.
-    fn string(&mut self) -> Res<bool> {
+    fn string(&mut self, slot: Slot) -> Res<bool> {
         let b = self.b;
         let mut i = self.i;
         let skip_escapes = b.get(i) == Some(&b'\\');
@@ -67,10 +84,17 @@ impl<B: Build> Parser<'_, B> {
         } else {
             Mode::StopAtDelimiter
         };
+        let open = Opening {
+            start: i,
+            quote,
+            qlen,
+            skip_escapes,
+            slot,
+        };
         let mut buf = std::mem::take(&mut self.scratch);
         loop {
             buf.clear();
-            match self.string_pass(i, quote, qlen, skip_escapes, mode, &mut buf) {
+            match self.string_pass(open, mode, &mut buf) {
                 Ok(Pass::Done(end)) => {
                     self.i = end;
                     self.scratch = buf;
@@ -120,15 +144,15 @@ impl<B: Build> Parser<'_, B> {
         true
     }
 
-    fn string_pass(
-        &mut self,
-        start: usize,
-        quote: Quote,
-        qlen: usize,
-        skip_escapes: bool,
-        mode: Mode,
-        out: &mut String,
-    ) -> Res<Pass> {
+    /// One reading of the string opened by `open`, in `mode`, into `out`.
+    fn string_pass(&mut self, open: Opening, mode: Mode, out: &mut String) -> Res<Pass> {
+        let Opening {
+            start,
+            quote,
+            qlen,
+            skip_escapes,
+            slot,
+        } = open;
         let s = self.s;
         let b = self.b;
         let len = b.len();
@@ -173,7 +197,7 @@ impl<B: Build> Parser<'_, B> {
                         || b[j].is_ascii_digit();
                     if legit
                         && mode == Mode::Normal
-                        && self.string_in_member
+                        && slot == Slot::Member
                         && b.get(j) == Some(&b',')
                         && !is_delimiter(b[self.prev_non_ws(iq - 1)])
                         && !self.next_member_follows(j + 1)

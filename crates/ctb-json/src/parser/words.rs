@@ -1,7 +1,7 @@
 //! Bare words: keywords (`true`, `None`, `undefined`), unquoted text, function calls and
 //! JSONP wrappers, regular expressions.
 
-use super::{Build, Parser, Res};
+use super::{Build, Parser, Res, Slot};
 use crate::chars::{
     is_ident, is_ident_start, is_unquoted_delimiter, is_url_char, is_url_start, is_ws, quote_at,
 };
@@ -54,7 +54,7 @@ impl<B: Build> Parser<'_, B> {
             if b.get(j) == Some(&b'(') {
                 self.i = j + 1;
                 self.enter()?;
-                let v = self.value_or_null()?;
+                let v = self.value_or_null(Slot::Other)?;
                 self.leave();
                 if self.peek() == Some(b')') {
                     self.i += 1;
