@@ -144,13 +144,50 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// How the reader takes the end of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Input {
+    /// The whole text. What the end cuts off is completed the way jsonrepair does it: a
+    /// member without a value gets `null` (`{"a"` is `{"a": null}`), a number is finished
+    /// (`1.` is `1.0`, `-` is `-0`), a cut-off word is text (`tru` is `"tru"`), and a string
+    /// that ends with a closing bracket it never opened is taken as missing its end quote
+    /// (`{"a": "b}` is `{"a": "b"}`).
+    #[default]
+    Complete,
+    /// A stream cut off at its end (what `jiter`'s partial mode reads, with its
+    /// `trailing-strings` option): a member or item whose value is not complete yet is left
+    /// out (`{"a": 1, "b": tr` is `{"a": 1}`), except a string, which is kept as far as it
+    /// goes, exactly (`{"a": "x, y` is `{"a": "x, y"}`). A number that ends in a digit counts
+    /// as complete (`12` stays `12`); a dangling escape is dropped. Everything before the end
+    /// is read as tolerantly as in [`Input::Complete`].
+    Partial,
+}
+
 /// Reads `input` tolerantly into a value.
 ///
 /// The text may hold prose or a Markdown fence around the value; several values one after
 /// the other (NDJSON, or `{...}{...}`) become an array. Text after a complete object or
 /// array is ignored.
 pub fn parse(input: &str) -> Result<Value, Error> {
-    parser::Parser::new(input, build::ValueBuild).document()
+    parser::Parser::new(input, Input::Complete, build::ValueBuild).document()
+}
+
+/// Reads `input`, a stream cut off at its end, into a value: [`parse`] with the end read as
+/// [`Input::Partial`] says. Every member and item complete before the cut is there, with its
+/// final value.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let cut = r#"{"tool_name": "response", "tool_args": {"text": "Hello, wor"#;
+/// assert_eq!(
+///     ctb_json::parse_partial(cut).unwrap(),
+///     json!({"tool_name": "response", "tool_args": {"text": "Hello, wor"}})
+/// );
+/// assert_eq!(ctb_json::parse_partial(r#"[1, 2, tr"#).unwrap(), json!([1, 2]));
+/// ```
+pub fn parse_partial(input: &str) -> Result<Value, Error> {
+    parser::Parser::new(input, Input::Partial, build::ValueBuild).document()
 }
 
 /// Repairs `input` into compact, valid JSON text: the value [`parse`] reads, written directly
@@ -158,7 +195,18 @@ pub fn parse(input: &str) -> Result<Value, Error> {
 /// spelled differently, like `1e3` for `1e+3`, and a duplicated key appears twice, the last one
 /// winning).
 pub fn repair(input: &str) -> Result<String, Error> {
-    let mut p = parser::Parser::new(input, build::TextBuild::with_capacity(input.len() + 16));
+    repair_as(input, Input::Complete)
+}
+
+/// Repairs `input`, a stream cut off at its end, into compact JSON text: the value
+/// [`parse_partial`] reads.
+pub fn repair_partial(input: &str) -> Result<String, Error> {
+    repair_as(input, Input::Partial)
+}
+
+fn repair_as(input: &str, end: Input) -> Result<String, Error> {
+    let out = build::TextBuild::with_capacity(input.len() + 16);
+    let mut p = parser::Parser::new(input, end, out);
     p.document()?;
     Ok(p.out.out)
 }
@@ -251,7 +299,7 @@ fn root_starts(text: &str) -> Vec<usize> {
 }
 
 fn read_root_at(text: &str, start: usize) -> Option<FirstValue> {
-    let mut p = parser::Parser::new(text, build::ValueBuild);
+    let mut p = parser::Parser::new(text, Input::Complete, build::ValueBuild);
     p.i = start;
     let value = p.root_value().ok()??;
     let closed = p.last_closed;

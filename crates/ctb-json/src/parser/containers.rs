@@ -1,8 +1,8 @@
 //! Objects, arrays and Python tuples.
 
 use super::{Build, Parser, Res, Slot, Unquoted};
-use crate::ErrorKind;
 use crate::chars::{hex_run, hex_value, is_value_start};
+use crate::{ErrorKind, Input};
 
 impl<B: Build> Parser<'_, B> {
     pub(crate) fn object(&mut self) -> Res<B::V> {
@@ -113,6 +113,11 @@ impl<B: Build> Parser<'_, B> {
             self.out.obj_key(obj, &mut self.scratch);
             let mut value = match self.value(Slot::Member)? {
                 Some(v) => v,
+                None if self.input == Input::Partial && self.i >= self.b.len() => {
+                    // cut off before its value was complete: the member is left out
+                    self.out.obj_abort_member(obj);
+                    break;
+                }
                 None if colon || truncated => self.out.null(),
                 None => return Err(self.err(ErrorKind::ColonExpected, self.i)),
             };

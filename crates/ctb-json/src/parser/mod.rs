@@ -20,7 +20,7 @@ mod trivia;
 mod words;
 
 use crate::build::Build;
-use crate::{Error, ErrorKind};
+use crate::{Error, ErrorKind, Input};
 
 use words::Unquoted;
 
@@ -49,6 +49,8 @@ pub(crate) struct Parser<'a, B: Build> {
     triple_miss: [usize; 3],
     /// Whether the last object or array read was closed by its own bracket.
     pub(crate) last_closed: bool,
+    /// How the end of the text is read.
+    input: Input,
 }
 
 /// Where a value stands. One rule depends on it: in an object member's value, a quote
@@ -65,7 +67,7 @@ enum Slot {
 type Res<T> = Result<T, Error>;
 
 impl<'a, B: Build> Parser<'a, B> {
-    pub(crate) fn new(s: &'a str, out: B) -> Self {
+    pub(crate) fn new(s: &'a str, input: Input, out: B) -> Self {
         let budget = isize::try_from(s.len()).unwrap_or(isize::MAX / 4);
         Parser {
             out,
@@ -77,6 +79,7 @@ impl<'a, B: Build> Parser<'a, B> {
             budget: budget.saturating_mul(2).saturating_add(16 * 1024),
             triple_miss: [usize::MAX; 3],
             last_closed: false,
+            input,
         }
     }
 
@@ -133,6 +136,10 @@ impl<B: Build> Parser<'_, B> {
             b'[' => return self.array().map(Some),
             b'(' => return self.tuple().map(Some),
             b'}' | b']' | b',' | b':' | b')' => return Ok(None),
+            _ if self.input == Input::Partial && self.cut_off_scalar() => {
+                self.i = self.b.len();
+                return Ok(None);
+            }
             b'0'..=b'9' | b'-' | b'+' | b'.' => {
                 if let Some(v) = self.number() {
                     return Ok(Some(v));

@@ -2,11 +2,11 @@
 //! looks past a quote that decide it.
 
 use super::{Build, Parser, Res, Slot};
-use crate::ErrorKind;
 use crate::chars::{
     Quote, find1, hex_run, hex_value, is_delimiter, is_unquoted_delimiter, is_url_char,
     is_url_start, is_ws, quote_at,
 };
+use crate::{ErrorKind, Input};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -162,8 +162,7 @@ impl<B: Build> Parser<'_, B> {
         };
         let stop_delim = mode == Mode::StopAtDelimiter;
         let mut i = start + qlen;
-        // open-minus-close counts of (), [] and {} in the text read so far
-        let mut brackets = [0i32; 3];
+        let mut brackets = Brackets::default();
         loop {
             let run = i;
             if !skip_escapes {
@@ -178,8 +177,27 @@ impl<B: Build> Parser<'_, B> {
                     trim_end_spaces(out);
                     return Ok(Pass::Done(limit));
                 }
-                if mode == Mode::Normal && len > 0 && is_delimiter(b[self.prev_non_ws(len - 1)]) {
-                    return Ok(Pass::Retry(Mode::StopAtDelimiter, len - start));
+                if mode == Mode::Normal && self.input == Input::Partial {
+                    // a stream cut off inside the string: all of it is kept, as it is
+                    return Ok(Pass::Done(len));
+                }
+                if mode == Mode::Normal && len > 0 {
+                    match b[self.prev_non_ws(len - 1)] {
+                        // `{"a": "b}`: the text ends with a closing bracket of a kind the string
+                        // never opened, the way a whole document ends, so the end quote is what
+                        // is missing: read again, stopping at a delimiter. Otherwise the text
+                        // was cut off inside the string (`"see [1]`, code), which keeps all it
+                        // has: splitting it at a comma would invent members.
+                        c @ (b']' | b'}') if !brackets.opened(c) => {
+                            return Ok(Pass::Retry(Mode::StopAtDelimiter, len - start));
+                        }
+                        // `"hello +`: a concatenation that never came
+                        b'+' => {
+                            let text = out.trim_end_matches(['\n', '\r', '\t', ' ']).len();
+                            out.truncate(text.saturating_sub(1));
+                        }
+                        _ => {}
+                    }
                 }
                 trim_end_spaces(out);
                 return Ok(Pass::Done(len));
@@ -192,7 +210,7 @@ impl<B: Build> Parser<'_, B> {
                     let mut legit = stop_delim
                         || j >= len
                         || (is_delimiter(b[j])
-                            && !(inside_unclosed(&brackets, b[j]) && self.text_after_closers(j)))
+                            && !(brackets.unclosed(b[j]) && self.text_after_closers(j)))
                         || (quote_at(b, j).is_some() && !self.next_quote_is_end(j))
                         || b[j].is_ascii_digit();
                     if legit
@@ -244,12 +262,7 @@ impl<B: Build> Parser<'_, B> {
             } else {
                 let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
                 match ch {
-                    '(' => brackets[0] += 1,
-                    ')' => brackets[0] -= 1,
-                    '[' => brackets[1] += 1,
-                    ']' => brackets[1] -= 1,
-                    '{' => brackets[2] += 1,
-                    '}' => brackets[2] -= 1,
+                    '(' | ')' | '[' | ']' | '{' | '}' => brackets.count(c),
                     _ => {}
                 }
                 out.push(ch);
@@ -310,6 +323,9 @@ impl<B: Build> Parser<'_, B> {
                                 code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
                                 next += 6;
                             }
+                            // the low half cut off by the end of the text: drop the pair, as
+                            // a cut-off `\u` escape is dropped
+                            None if cut_off_escape(&b[next..]) => return Ok(len),
                             None => code = 0xFFFD,
                         }
                     }
@@ -343,7 +359,7 @@ impl<B: Build> Parser<'_, B> {
     }
 
     /// Whether what follows a comma at `k` looks like the next member of an object: a key and
-    /// a colon, or the end of the object. The scan stops at the end of the line and is charged
+    /// a colon, or the end of the object, or a quoted key that the end of the text cuts off. The scan stops at the end of the line and is charged
     /// to the work budget; when the budget is spent the answer is yes.
     fn next_member_follows(&mut self, k: usize) -> bool {
         let b = self.b;
@@ -363,12 +379,15 @@ impl<B: Build> Parser<'_, B> {
                             j += 1;
                         }
                         match b.get(j) {
-                            None | Some(b'\n') => break false,
+                            // the text ends inside what may be the next key: a stream cut
+                            // off there, so trust the quote
+                            None => break true,
+                            Some(b'\n') => break false,
                             Some(b'\\') => j += 2,
                             Some(_) => match quote_at(b, j) {
                                 Some((q2, l2)) if q.closes_with(q2) => {
                                     j = self.ws_end(j + l2, true);
-                                    break b.get(j) == Some(&b':');
+                                    break matches!(b.get(j), None | Some(b':'));
                                 }
                                 Some((_, l2)) => j += l2,
                                 None => j += 1,
@@ -454,13 +473,57 @@ const fn special_table(stop: bool) -> [bool; 256] {
     t
 }
 
-/// Whether the text read so far has an unclosed bracket of the kind `close` closes.
-fn inside_unclosed(brackets: &[i32; 3], close: u8) -> bool {
-    match close {
-        b')' => brackets[0] > 0,
-        b']' => brackets[1] > 0,
-        b'}' => brackets[2] > 0,
-        _ => false,
+/// Whether `rest`, the whole rest of the text, is the beginning of a `\uXXXX` escape (or
+/// nothing).
+fn cut_off_escape(rest: &[u8]) -> bool {
+    rest.len() < 6
+        && rest.first().is_none_or(|&c| c == b'\\')
+        && rest.get(1).is_none_or(|&c| c == b'u')
+        && rest.iter().skip(2).all(u8::is_ascii_hexdigit)
+}
+
+/// The brackets in a string's text read so far.
+#[derive(Debug, Default)]
+struct Brackets {
+    /// Open-minus-close counts of `()`, `[]` and `{}`.
+    depth: [i32; 3],
+    /// Whether an opening bracket of each kind was seen.
+    opened: [bool; 3],
+}
+
+impl Brackets {
+    /// Which of the three kinds `c` is, and whether it opens.
+    fn kind(c: u8) -> Option<(usize, bool)> {
+        match c {
+            b'(' => Some((0, true)),
+            b')' => Some((0, false)),
+            b'[' => Some((1, true)),
+            b']' => Some((1, false)),
+            b'{' => Some((2, true)),
+            b'}' => Some((2, false)),
+            _ => None,
+        }
+    }
+
+    fn count(&mut self, c: u8) {
+        match Self::kind(c) {
+            Some((k, true)) => {
+                self.depth[k] += 1;
+                self.opened[k] = true;
+            }
+            Some((k, false)) => self.depth[k] -= 1,
+            None => {}
+        }
+    }
+
+    /// Whether the text has an unclosed bracket of the kind `close` closes.
+    fn unclosed(&self, close: u8) -> bool {
+        Self::kind(close).is_some_and(|(k, _)| self.depth[k] > 0)
+    }
+
+    /// Whether the text opened a bracket of the kind `close` closes.
+    fn opened(&self, close: u8) -> bool {
+        Self::kind(close).is_some_and(|(k, _)| self.opened[k])
     }
 }
 

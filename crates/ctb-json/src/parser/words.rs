@@ -36,6 +36,41 @@ impl<B: Build> Parser<'_, B> {
         })
     }
 
+    /// For partial input: whether the number or keyword starting here runs to the end of the
+    /// text unfinished. A number is finished when it ends in a digit (`12` is kept, though
+    /// more digits may have followed; `1.`, `-` and `1e` are not); a keyword when it is
+    /// whole (`tru` is not). Other words are unquoted text, kept as far as they go.
+    pub(super) fn cut_off_scalar(&self) -> bool {
+        let b = self.b;
+        let start = self.i;
+        let mut end = start;
+        // the characters of numbers (`-1.5e+3`, `0x1F`, `1_000`) and of keywords
+        while end < b.len() && (is_ident(b[end]) || matches!(b[end], b'.' | b'+' | b'-')) {
+            end += 1;
+        }
+        if end < b.len() || end == start {
+            return false;
+        }
+        let word = self.s[start..end].trim_start_matches(['-', '+']);
+        if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            let hex = word.len() > 2 && (word.starts_with("0x") || word.starts_with("0X"));
+            let last = b[end - 1];
+            let finished = if hex {
+                last.is_ascii_hexdigit()
+            } else {
+                last.is_ascii_digit()
+            };
+            return !finished;
+        }
+        const CASELESS: [&str; 4] = ["true", "false", "null", "undefined"];
+        const EXACT: [&str; 5] = ["True", "False", "None", "NaN", "Infinity"];
+        let unfinished = |k: &str| word.len() < k.len() && k.is_char_boundary(word.len());
+        CASELESS
+            .iter()
+            .any(|k| unfinished(k) && k[..word.len()].eq_ignore_ascii_case(word))
+            || EXACT.iter().any(|k| unfinished(k) && k.starts_with(word))
+    }
+
     /// Unquoted text (a key when `is_key`), or a function call like `NumberLong("2")` or a
     /// JSONP wrapper `callback({...});`, which stands for its argument.
     pub(super) fn unquoted(&mut self, is_key: bool) -> Res<Option<Unquoted<B::V>>> {
