@@ -11,6 +11,9 @@
 //!   from the final one, and only in the ways the mode allows (see [`Mode`]);
 //! - `parse_partial` gives the same, with the stricter truncation rules of partial mode.
 //!
+//! One exception in tolerant mode: a string cut just after a `]` may be split at its commas
+//! into several items (jsonrepair's `["hello, world]` rule), so extra items are allowed there.
+//!
 //! A value counts as complete when its last character is in the prefix; a number only when
 //! the character after it is too (`12` may still become `123`).
 
@@ -281,13 +284,25 @@ impl Check<'_> {
 
     fn items(&self, items: &[Node], got: &[Value], path: &str) -> Result<(), String> {
         let started = items.iter().filter(|n| n.started(self.cut)).count();
-        if got.len() > started {
+        if got.len() > started && !self.split_words(&items[..started]) {
             return self.fail("more items than were started", path);
         }
         for (k, item) in items.iter().enumerate().take(started) {
             self.node(item, got.get(k), &format!("{path}[{k}]"))?;
         }
         Ok(())
+    }
+
+    /// Whether the repair may have split the last started item into several: in tolerant
+    /// mode, a string cut off just after a `]` is taken as missing its end quote before the
+    /// array's `]`, and jsonrepair splits it at its commas (`["hello, world]`).
+    fn split_words(&self, started: &[Node]) -> bool {
+        let cut_string = matches!(
+            started.last(),
+            Some(n @ Node::Scalar { value: Value::String(_), .. })
+                if !n.complete(self.cut, self.text.len())
+        );
+        self.mode == Mode::Tolerant && cut_string && self.text[..self.cut].trim_end().ends_with(']')
     }
 
     fn members(

@@ -168,7 +168,7 @@ impl<B: Build> Parser<'_, B> {
                 break;
             }
             self.out.arr_item(&mut items);
-            let Some(mut v) = self.value(Slot::Other)? else {
+            let Some(mut v) = self.value(Slot::Item)? else {
                 self.out.arr_abort_item(&mut items);
                 break;
             };

@@ -53,14 +53,17 @@ pub(crate) struct Parser<'a, B: Build> {
     input: Input,
 }
 
-/// Where a value stands. One rule depends on it: in an object member's value, a quote
-/// followed by a comma ends the string only when the next member follows
-/// (`{"text": "Use "quotes", please"}`).
+/// Where a value stands. Two rules of where a string ends depend on it: in an object member's
+/// value, a quote followed by a comma ends the string only when the next member follows
+/// (`{"text": "Use "quotes", please"}`); in an array item whose end quote is missing before
+/// the array's `]`, commas split plain words into items (`["hello, world]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
     /// An object member's value.
     Member,
-    /// Anywhere else: the root, an array item, a key, a call's argument.
+    /// An array item.
+    Item,
+    /// Anywhere else: the root, a key, a call's argument, a tuple's item.
     Other,
 }
 

@@ -16,6 +16,9 @@ enum Mode {
     StopAtDelimiter,
     /// The end quote is missing: stop at this byte offset (a comma found in the first pass).
     StopAt(usize),
+    /// The end quote is missing before this offset (the closing brackets that end the text):
+    /// stop there, or at the first quote that could close the string.
+    Until(usize),
 }
 
 /// How a string pass ended.
@@ -24,6 +27,17 @@ enum Pass {
     Done(usize),
     /// Read it again in this mode; this many bytes were read for nothing.
     Retry(Mode, usize),
+    /// A `Normal` pass ran into the end of the text: the string was cut off there, or its end
+    /// quote is missing. The brackets are those of the whole text read.
+    AtEnd(Brackets),
+}
+
+/// What to do with a string that ran into the end of the text.
+enum AtEnd {
+    /// It ends before this offset, as read.
+    Done(usize),
+    /// Read it again in this mode.
+    Again(Mode),
 }
 
 /// A string's opening quote and what it decides for every pass.
@@ -92,21 +106,71 @@ impl<B: Build> Parser<'_, B> {
             slot,
         };
         let mut buf = std::mem::take(&mut self.scratch);
-        loop {
+        let end = loop {
             buf.clear();
             match self.string_pass(open, mode, &mut buf) {
-                Ok(Pass::Done(end)) => {
-                    self.i = end;
-                    self.scratch = buf;
-                    return Ok(true);
-                }
+                Ok(Pass::Done(end)) => break end,
                 Ok(Pass::Retry(m, scanned)) => {
                     self.budget -= scanned as isize;
                     mode = m;
                 }
+                Ok(Pass::AtEnd(brackets)) => match self.at_end(open, brackets, &mut buf)? {
+                    AtEnd::Done(end) => break end,
+                    AtEnd::Again(m) => {
+                        self.budget -= (self.b.len() - open.start) as isize;
+                        mode = m;
+                    }
+                },
                 Err(e) => return Err(e),
             }
+        };
+        self.i = end;
+        self.scratch = buf;
+        Ok(true)
+    }
+
+    /// A string whose `Normal` reading (in `out`) ran into the end of the text. Either the
+    /// stream was cut off inside it, and it keeps what it has, or the text ends the way a whole
+    /// document does, with closing brackets of kinds the string never opened (`{"a": "b}`):
+    /// then its end quote is missing before them. Anything else (`"see [1]`, code, a comma) is
+    /// a cut: splitting the string at a delimiter would invent members.
+    fn at_end(&mut self, open: Opening, brackets: Brackets, out: &mut String) -> Res<AtEnd> {
+        let b = self.b;
+        let len = b.len();
+        if self.input == Input::Partial {
+            return Ok(AtEnd::Done(len)); // a stream cut off inside the string: all of it
         }
+        let mut run = len;
+        while run > open.start + open.qlen
+            && (matches!(b[run - 1], b']' | b'}') || is_ws(b[run - 1]))
+        {
+            run -= 1;
+        }
+        let closers = &b[run..];
+        let closed = closers.iter().any(|&c| matches!(c, b']' | b'}'))
+            && !closers.iter().any(|&c| brackets.opened(c));
+        let body_end = if closed { run } else { len };
+        let last = self.prev_non_ws(body_end.max(1) - 1);
+        if last >= open.start + open.qlen && b[last] == b'+' {
+            // `"hello +`: a concatenation that never came; the string ends before the `+`
+            return Ok(AtEnd::Again(Mode::Until(last)));
+        }
+        if closed {
+            if open.slot == Slot::Item && closers.iter().find(|c| !is_ws(**c)) == Some(&b']') {
+                // `["hello, world]`: jsonrepair splits the words into items, when they are
+                // plain words and the array's own `]` follows
+                self.budget -= (len - open.start) as isize;
+                out.clear();
+                if let Pass::Done(k) = self.string_pass(open, Mode::StopAtDelimiter, out)? {
+                    if k == run || (b[k] == b',' && plain_words(&b[k..run])) {
+                        return Ok(AtEnd::Done(k));
+                    }
+                }
+            }
+            return Ok(AtEnd::Again(Mode::Until(run)));
+        }
+        trim_end_spaces(out);
+        Ok(AtEnd::Done(len))
     }
 
     /// `"""text"""`, `'''text'''` or ```` ```text``` ````: the text between, trimmed, into
@@ -157,10 +221,12 @@ impl<B: Build> Parser<'_, B> {
         let b = self.b;
         let len = b.len();
         let limit = match mode {
-            Mode::StopAt(k) => k.min(len),
+            Mode::StopAt(k) | Mode::Until(k) => k.min(len),
             _ => len,
         };
         let stop_delim = mode == Mode::StopAtDelimiter;
+        // whether the first quote that can close the string does
+        let first_quote_ends = stop_delim || matches!(mode, Mode::Until(_));
         let mut i = start + qlen;
         let mut brackets = Brackets::default();
         loop {
@@ -173,41 +239,18 @@ impl<B: Build> Parser<'_, B> {
                 out.push_str(&s[run..i]);
             }
             if i >= limit {
-                if let Mode::StopAt(_) = mode {
-                    trim_end_spaces(out);
-                    return Ok(Pass::Done(limit));
-                }
-                if mode == Mode::Normal && self.input == Input::Partial {
-                    // a stream cut off inside the string: all of it is kept, as it is
-                    return Ok(Pass::Done(len));
-                }
-                if mode == Mode::Normal && len > 0 {
-                    match b[self.prev_non_ws(len - 1)] {
-                        // `{"a": "b}`: the text ends with a closing bracket of a kind the string
-                        // never opened, the way a whole document ends, so the end quote is what
-                        // is missing: read again, stopping at a delimiter. Otherwise the text
-                        // was cut off inside the string (`"see [1]`, code), which keeps all it
-                        // has: splitting it at a comma would invent members.
-                        c @ (b']' | b'}') if !brackets.opened(c) => {
-                            return Ok(Pass::Retry(Mode::StopAtDelimiter, len - start));
-                        }
-                        // `"hello +`: a concatenation that never came
-                        b'+' => {
-                            let text = out.trim_end_matches(['\n', '\r', '\t', ' ']).len();
-                            out.truncate(text.saturating_sub(1));
-                        }
-                        _ => {}
-                    }
+                if mode == Mode::Normal {
+                    return Ok(Pass::AtEnd(brackets));
                 }
                 trim_end_spaces(out);
-                return Ok(Pass::Done(len));
+                return Ok(Pass::Done(limit));
             }
             let c = b[i];
             if let Some((q2, l2)) = quote_at(b, i) {
                 if quote.closes_with(q2) {
                     let iq = i;
                     let j = self.lookahead_end(iq + l2);
-                    let mut legit = stop_delim
+                    let mut legit = first_quote_ends
                         || j >= len
                         || (is_delimiter(b[j])
                             && !(brackets.unclosed(b[j]) && self.text_after_closers(j)))
@@ -482,8 +525,35 @@ fn cut_off_escape(rest: &[u8]) -> bool {
         && rest.iter().skip(2).all(u8::is_ascii_hexdigit)
 }
 
+/// Whether `text` is words separated by commas, with nothing that could start a value or a
+/// member in it (quotes, colons, brackets, comments, escapes, line breaks).
+fn plain_words(text: &[u8]) -> bool {
+    !text.iter().any(|&c| {
+        matches!(
+            c,
+            b'"' | b'\''
+                | b'`'
+                | b'\\'
+                | b':'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'('
+                | b')'
+                | b'/'
+                | b'#'
+                | b'+'
+                | b'\n'
+                | b'\r'
+                | 0xC2
+                | 0xE2
+        )
+    })
+}
+
 /// The brackets in a string's text read so far.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Brackets {
     /// Open-minus-close counts of `()`, `[]` and `{}`.
     depth: [i32; 3],
