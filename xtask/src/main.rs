@@ -7,6 +7,7 @@ mod bench;
 mod conformance;
 mod conversations;
 mod dist;
+mod fuzz;
 mod replay;
 mod test;
 #[cfg(test)]
@@ -22,6 +23,8 @@ commands:
   test                         run every test: fmt, clippy, Rust tests, Python tests
   conformance <suite.json>...  score the JSON repair crate against a public test suite
   bench [criterion args]       run the criterion benchmarks
+  fuzz [--seconds N] [TARGET...]
+                               run the cargo-fuzz targets in fuzz/ (nightly), N seconds each
   dist                         build the wheel and the Agent Zero plugin bundle into dist/
   install-plugin <a0-dir> [--python PATH]
                                install the plugin and wheel into an Agent Zero checkout
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest),
         "conformance" => conformance::run(rest),
         "bench" => bench::run(rest),
+        "fuzz" => fuzz::run(rest),
         "dist" => dist::dist(rest),
         "install-plugin" => dist::install_plugin(rest),
         "release" => dist::release(rest),
