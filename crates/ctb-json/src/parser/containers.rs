@@ -1,7 +1,7 @@
 //! Objects, arrays and Python tuples.
 
 use super::{Build, Parser, Res, Slot, Unquoted};
-use crate::chars::{hex_run, hex_value, is_value_start};
+use crate::chars::{hex_run, hex_value, is_value_start, quote_at};
 use crate::{ErrorKind, Input};
 
 impl<B: Build> Parser<'_, B> {
@@ -23,7 +23,7 @@ impl<B: Build> Parser<'_, B> {
     /// A key, left in `self.scratch`: a quoted string, or unquoted text (a function call gives
     /// its name). Returns whether it was quoted, or `None` when there is no key.
     fn key(&mut self) -> Res<Option<bool>> {
-        if self.string_value(Slot::Other)? {
+        if self.string_value(Slot::Key)? {
             return Ok(Some(true));
         }
         let s = self.s;
@@ -93,7 +93,10 @@ impl<B: Build> Parser<'_, B> {
                     _ => return Err(self.err(ErrorKind::KeyExpected, self.i)),
                 }
             };
-            let key_truncated = quoted && self.i >= self.b.len() && self.scratch.is_empty();
+            // `{"`: only the opening quote, then the end (`{""` is an empty key)
+            let key_truncated = quoted
+                && self.i >= self.b.len()
+                && quote_at(self.b, key_start).is_some_and(|(_, l)| key_start + l == self.i);
             self.skip_ws();
             let colon = self.peek() == Some(b':');
             if colon {
@@ -107,7 +110,9 @@ impl<B: Build> Parser<'_, B> {
                 // a stray word before the closing brace: `{"a": 1 junk}`
                 continue;
             }
-            if !colon && !truncated && !is_value_start(self.b, self.i) {
+            // `{"a"}`: a key and the closing brace, as `{"a"` at the end of the text
+            let brace = quoted && !colon && self.peek() == Some(b'}');
+            if !colon && !truncated && !brace && !is_value_start(self.b, self.i) {
                 return Err(self.err(ErrorKind::ColonExpected, self.i));
             }
             self.out.obj_key(obj, &mut self.scratch);
@@ -118,7 +123,7 @@ impl<B: Build> Parser<'_, B> {
                     self.out.obj_abort_member(obj);
                     break;
                 }
-                None if colon || truncated => self.out.null(),
+                None if colon || truncated || brace => self.out.null(),
                 None => return Err(self.err(ErrorKind::ColonExpected, self.i)),
             };
             if !colon

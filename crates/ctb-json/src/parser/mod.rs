@@ -53,17 +53,20 @@ pub(crate) struct Parser<'a, B: Build> {
     input: Input,
 }
 
-/// Where a value stands. Two rules of where a string ends depend on it: in an object member's
+/// Where a value stands. Rules of where a string ends depend on it: in an object member's
 /// value, a quote followed by a comma ends the string only when the next member follows
 /// (`{"text": "Use "quotes", please"}`); in an array item whose end quote is missing before
-/// the array's `]`, commas split plain words into items (`["hello, world]`).
+/// the array's `]`, commas split plain words into items (`["hello, world]`); a key's end
+/// quote can be missing only before a `}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
     /// An object member's value.
     Member,
     /// An array item.
     Item,
-    /// Anywhere else: the root, a key, a call's argument, a tuple's item.
+    /// An object key.
+    Key,
+    /// Anywhere else: the root, a call's argument, a tuple's item.
     Other,
 }
 
