@@ -47,6 +47,9 @@ pub(crate) trait Build {
     /// The key of the next member, before its value is read; the buffer is left empty.
     fn obj_key(&mut self, o: &mut Self::Obj, key: &mut String);
     fn obj_value(&mut self, o: &mut Self::Obj, v: Self::V);
+    /// Whether the object already has a member with this key (only asked once per text, for
+    /// a key the end of the text cuts off, so it need not be fast).
+    fn obj_has_key(&self, o: &Self::Obj, key: &str) -> bool;
     /// Drops the member whose key was given last.
     fn obj_abort_member(&mut self, o: &mut Self::Obj);
     fn obj_end(&mut self, o: Self::Obj) -> Self::V;
@@ -175,6 +178,9 @@ impl Build for ValueBuild {
             };
             o.map.insert(k, v);
         }
+    }
+    fn obj_has_key(&self, o: &ValueObj, key: &str) -> bool {
+        o.map.contains_key(key)
     }
     fn obj_abort_member(&mut self, o: &mut ValueObj) {
         o.key = None;
@@ -438,6 +444,14 @@ impl Build for TextBuild {
     fn obj_value(&mut self, o: &mut TextObj, v: TextVal) {
         o.count += 1;
         o.last = Some(v.kind());
+    }
+    fn obj_has_key(&self, o: &TextObj, key: &str) -> bool {
+        // the members written so far, closed, are a JSON object
+        let text = format!("{}}}", &self.out[o.start..]);
+        serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.as_object().map(|m| m.contains_key(key)))
+            .unwrap_or(false)
     }
     fn obj_abort_member(&mut self, o: &mut TextObj) {
         self.out.truncate(o.member_start);

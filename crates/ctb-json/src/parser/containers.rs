@@ -106,6 +106,11 @@ impl<B: Build> Parser<'_, B> {
             if key_truncated {
                 break; // `{"`: a key cut off before it began
             }
+            if truncated && !colon && self.out.obj_has_key(obj, &self.scratch) {
+                // `{"path": "a", "path` (cut off from `"path_to"`): a key the end cuts off
+                // does not replace a member that is complete
+                break;
+            }
             if !colon && !quoted && self.peek() == Some(b'}') {
                 // a stray word before the closing brace: `{"a": 1 junk}`
                 continue;

@@ -150,7 +150,9 @@ impl<B: Build> Parser<'_, B> {
         // a key can only be followed by the object's `}` (`{"a" ]` is an error)
         let kinds: &[u8] = if open.slot == Slot::Key { b"}" } else { b"]}" };
         let closed = closers.iter().any(|c| kinds.contains(c))
-            && !closers.iter().any(|c| matches!(c, b']' | b'}') && !kinds.contains(c))
+            && !closers
+                .iter()
+                .any(|c| matches!(c, b']' | b'}') && !kinds.contains(c))
             && !closers.iter().any(|&c| brackets.opened(c));
         let body_end = if closed { run } else { len };
         let last = self.prev_non_ws(body_end.max(1) - 1);

@@ -305,8 +305,12 @@ impl Check<'_> {
         got: &serde_json::Map<String, Value>,
         path: &str,
     ) -> Result<(), String> {
-        let mut got = got.iter();
-        for m in members.iter().filter(|m| m.key_span.0 < self.cut) {
+        let mut got = got.iter().peekable();
+        for (n, m) in members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.key_span.0 < self.cut)
+        {
             let p = format!("{path}.{}", m.key);
             let key_done = m.key_span.1 <= self.cut;
             let begun = m.value.started(self.cut);
@@ -316,6 +320,15 @@ impl Check<'_> {
                 Mode::Partial => key_done && begun && !matches!(self.want(&m.value), Want::Absent),
             };
             if !kept {
+                continue;
+            }
+            // `{"path": "", "path` (of `"path_to"`): a cut key equal to a complete member's key
+            // is left out rather than replace it
+            let may_be_left_out = !begun
+                && members[..n]
+                    .iter()
+                    .any(|earlier| m.key.starts_with(earlier.key.as_str()));
+            if got.peek().is_none() && may_be_left_out {
                 continue;
             }
             let Some((gk, gv)) = got.next() else {
