@@ -30,7 +30,7 @@ fn base_python() -> String {
 }
 
 /// The cargo target directory (`CARGO_TARGET_DIR` when set).
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target"));

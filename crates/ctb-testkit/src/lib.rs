@@ -1,8 +1,8 @@
 //! Shared pieces of the workspace's test harnesses, benches and replay (internal).
 //!
 //! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
-//! so every harness draws the same way and no test needs a `rand` dependency; and the one
-//! way harnesses find their fixture files.
+//! so every harness draws the same way and no test needs a `rand` dependency; the one way
+//! harnesses find their fixture files; and [`ratio`], speed ratios with targets for benches.
 //!
 //! ```
 //! use ctb_testkit::{Rng, random_chunks};
@@ -13,6 +13,8 @@
 //! assert_eq!(pieces.concat(), text);
 //! assert!(pieces.iter().all(|p| !p.is_empty()));
 //! ```
+
+pub mod ratio;
 
 use std::path::{Path, PathBuf};
 
