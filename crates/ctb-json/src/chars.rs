@@ -183,3 +183,69 @@ pub(crate) fn find2(b: &[u8], from: usize, c1: u8, c2: u8) -> Option<usize> {
         j = p + 1;
     }
 }
+
+/// The first `"`, backslash or control character (below 0x20) in `b[i..limit]`, or `limit`:
+/// the bytes that end a plain run inside a double-quoted string, and that JSON text must
+/// escape. Eight bytes at a time.
+#[inline]
+pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let limit = limit.min(b.len());
+    while i + 8 <= limit {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        // a byte is flagged when it is zero after the xor (quote, backslash) or below 0x20;
+        // the lowest flagged byte is always a true one
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let found = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        let found = found & HIGH;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < limit && b[i] >= 0x20 && b[i] != b'"' && b[i] != b'\\' {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_json_special_agrees_with_a_byte_loop() {
+        let naive = |b: &[u8], i: usize, limit: usize| {
+            (i..limit)
+                .find(|&k| b[k] < 0x20 || b[k] == b'"' || b[k] == b'\\')
+                .unwrap_or(limit)
+        };
+        let mut texts: Vec<Vec<u8>> = vec![b"".to_vec(), b"plain text only".to_vec()];
+        for special in [b'"', b'\\', 0x00, 0x1F, b'\n'] {
+            for at in 0..20 {
+                let mut t = "abcdéfgh\u{7f}ijklmnopqrst".as_bytes().to_vec();
+                t.insert(at.min(t.len()), special);
+                t.push(special); // a second one further on
+                texts.push(t);
+            }
+        }
+        texts.push(vec![0x80, 0xFF, 0x20, 0x21, 0x5B, 0x5D, 0x22]);
+        for t in &texts {
+            for i in 0..=t.len() {
+                for limit in i..=t.len() {
+                    assert_eq!(
+                        find_json_special(t, i, limit),
+                        naive(t, i, limit),
+                        "{t:?} {i}..{limit}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -82,6 +82,9 @@ impl<B: Build> Parser<'_, B> {
 
     /// A root value; `{{ ... }}` is read as one object (Agent Zero's templates double braces).
     pub(crate) fn root_value(&mut self) -> Res<Option<B::V>> {
+        if self.b.len() >= super::MAX_INPUT {
+            return Err(self.err(ErrorKind::TooLarge, 0));
+        }
         if self.peek() == Some(b'{') && self.at(self.i + 1) == Some(b'{') {
             self.i += 1;
             let v = self.object()?;

@@ -19,7 +19,7 @@ mod strings;
 mod trivia;
 mod words;
 
-use crate::build::Build;
+use crate::build::{Build, StrBuf};
 use crate::{Error, ErrorKind, Input};
 
 use words::Unquoted;
@@ -30,12 +30,15 @@ use words::Unquoted;
 /// here too.
 pub const MAX_DEPTH: usize = 128;
 
+/// Texts must be shorter than this (4 GiB) to be read at all: offsets are kept in 32 bits.
+pub const MAX_INPUT: usize = u32::MAX as usize;
+
 /// The reader's state: the input, the position, and what it writes to.
 pub(crate) struct Parser<'a, B: Build> {
     /// Receives the values read.
     pub(crate) out: B,
     /// A reusable buffer for string contents.
-    scratch: String,
+    scratch: B::Str,
     /// The input, and the same as bytes.
     s: &'a str,
     b: &'a [u8],
@@ -47,6 +50,9 @@ pub(crate) struct Parser<'a, B: Build> {
     budget: isize,
     /// For `"""`, `'''` and "```": no closing triple exists at or after this offset.
     triple_miss: [usize; 3],
+    /// The last look past a comma for the next member: where it started, and its answer (so
+    /// that a string read twice is charged for it once).
+    member_follows: (usize, bool),
     /// Whether the last object or array read was closed by its own bracket.
     pub(crate) last_closed: bool,
     /// How the end of the text is read.
@@ -76,14 +82,15 @@ impl<'a, B: Build> Parser<'a, B> {
     pub(crate) fn new(s: &'a str, input: Input, out: B) -> Self {
         let budget = isize::try_from(s.len()).unwrap_or(isize::MAX / 4);
         Parser {
+            scratch: out.new_str(),
             out,
-            scratch: String::new(),
             s,
             b: s.as_bytes(),
             i: 0,
             depth: 0,
             budget: budget.saturating_mul(2).saturating_add(16 * 1024),
             triple_miss: [usize::MAX; 3],
+            member_follows: (usize::MAX, false),
             last_closed: false,
             input,
         }

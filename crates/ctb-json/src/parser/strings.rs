@@ -1,10 +1,10 @@
 //! Quoted strings: where they end when the quotes are not trustworthy, escapes, and the
 //! looks past a quote that decide it.
 
-use super::{Build, Parser, Res, Slot};
+use super::{Build, Parser, Res, Slot, StrBuf};
 use crate::chars::{
-    Quote, find1, hex_run, hex_value, is_delimiter, is_unquoted_delimiter, is_url_char,
-    is_url_start, is_ws, quote_at,
+    Quote, find_json_special, find1, hex_run, hex_value, is_delimiter, is_unquoted_delimiter,
+    is_url_char, is_url_start, is_ws, quote_at,
 };
 use crate::{ErrorKind, Input};
 
@@ -62,15 +62,20 @@ impl<B: Build> Parser<'_, B> {
             return Ok(false);
         }
         loop {
+            // most strings are followed by a delimiter: no concatenation
+            if matches!(self.peek(), None | Some(b',' | b':' | b'}' | b']')) {
+                break;
+            }
             let j = self.ws_end(self.i, true);
             if self.at(j) != Some(b'+') {
                 break;
             }
             self.i = j + 1;
             self.skip_ws();
-            let mut first = std::mem::take(&mut self.scratch);
+            let fresh = self.out.new_str();
+            let mut first = std::mem::replace(&mut self.scratch, fresh);
             let more = self.string(slot)?;
-            first.push_str(&self.scratch);
+            first.append(&self.scratch);
             self.scratch = first;
             if !more {
                 break;
@@ -90,6 +95,14 @@ impl<B: Build> Parser<'_, B> {
         let Some((quote, qlen)) = quote_at(b, i) else {
             return Ok(false);
         };
+        if !skip_escapes && quote == Quote::Double && self.budget > 0 {
+            if let Some(end) = self.plain_string_end(i, slot) {
+                self.scratch.clear();
+                self.scratch.push_plain(&self.s[i + 1..end]);
+                self.i = end + 1;
+                return Ok(true);
+            }
+        }
         if !skip_escapes && self.triple_quoted(i) {
             return Ok(true);
         }
@@ -105,7 +118,8 @@ impl<B: Build> Parser<'_, B> {
             skip_escapes,
             slot,
         };
-        let mut buf = std::mem::take(&mut self.scratch);
+        let fresh = self.out.new_str();
+        let mut buf = std::mem::replace(&mut self.scratch, fresh);
         let end = loop {
             buf.clear();
             match self.string_pass(open, mode, &mut buf) {
@@ -134,7 +148,7 @@ impl<B: Build> Parser<'_, B> {
     /// document does, with closing brackets of kinds the string never opened (`{"a": "b}`):
     /// then its end quote is missing before them. Anything else (`"see [1]`, code, a comma) is
     /// a cut: splitting the string at a delimiter would invent members.
-    fn at_end(&mut self, open: Opening, brackets: Brackets, out: &mut String) -> Res<AtEnd> {
+    fn at_end(&mut self, open: Opening, brackets: Brackets, out: &mut B::Str) -> Res<AtEnd> {
         let b = self.b;
         let len = b.len();
         if self.input == Input::Partial {
@@ -174,8 +188,36 @@ impl<B: Build> Parser<'_, B> {
             }
             return Ok(AtEnd::Again(Mode::Until(run)));
         }
-        trim_end_spaces(out);
+        out.trim_end_spaces();
         Ok(AtEnd::Done(len))
+    }
+
+    /// For the usual string, `"text"` with no escape or control character, followed (after
+    /// spaces) by the end of the text, a line break, `:`, `,`, or a closing bracket that is
+    /// no inner text: the offset of its closing quote. The `Normal` reading gives exactly that
+    /// string, with the same look past a comma (and the same charge to the budget), so the
+    /// string can be taken without its machinery; anything else is left to it.
+    #[inline]
+    fn plain_string_end(&mut self, i: usize, slot: Slot) -> Option<usize> {
+        let b = self.b;
+        let end = find_json_special(b, i + 1, b.len());
+        if b.get(end) != Some(&b'"') {
+            return None;
+        }
+        let mut k = end + 1;
+        while matches!(b.get(k), Some(b' ' | b'\t' | b'\r')) {
+            k += 1;
+        }
+        let ok = match b.get(k) {
+            None | Some(b':' | b'\n') => true,
+            Some(b'}' | b']') => !self.text_after_closers(k),
+            Some(b',') if slot == Slot::Member => {
+                is_delimiter(b[self.prev_non_ws(end - 1)]) || self.next_member_follows(k + 1)
+            }
+            Some(b',') => true,
+            _ => false,
+        };
+        ok.then_some(end)
     }
 
     /// `"""text"""`, `'''text'''` or ```` ```text``` ````: the text between, trimmed, into
@@ -209,12 +251,12 @@ impl<B: Build> Parser<'_, B> {
         };
         self.i = end + 3;
         self.scratch.clear();
-        self.scratch.push_str(self.s[from..end].trim());
+        self.scratch.push_text(self.s[from..end].trim());
         true
     }
 
     /// One reading of the string opened by `open`, in `mode`, into `out`.
-    fn string_pass(&mut self, open: Opening, mode: Mode, out: &mut String) -> Res<Pass> {
+    fn string_pass(&mut self, open: Opening, mode: Mode, out: &mut B::Str) -> Res<Pass> {
         let Opening {
             start,
             quote,
@@ -233,21 +275,35 @@ impl<B: Build> Parser<'_, B> {
         // whether the first quote that can close the string does
         let first_quote_ends = stop_delim || matches!(mode, Mode::Until(_));
         let mut i = start + qlen;
-        let mut brackets = Brackets::default();
+        // brackets are counted as they come only in the `\"...\"` form; otherwise afterwards,
+        // when (rarely) needed
+        let mut brackets = Brackets::new(i, skip_escapes);
         loop {
-            let run = i;
             if !skip_escapes {
-                let table = if stop_delim { &SPECIAL_STOP } else { &SPECIAL };
-                while i < limit && !table[usize::from(b[i])] {
-                    i += 1;
-                }
-                out.push_str(&s[run..i]);
+                let run = i;
+                i = if stop_delim {
+                    scan(&SPECIAL_STOP, b, i, limit)
+                } else if quote == Quote::Double {
+                    let mut k = find_json_special(b, i, limit);
+                    // into JSON text, escapes written the JSON way are part of the run
+                    while B::Str::JSON && k < limit && b[k] == b'\\' {
+                        match json_escape_len(b, k) {
+                            Some(n) if k + n <= limit => k = find_json_special(b, k + n, limit),
+                            _ => break,
+                        }
+                    }
+                    k
+                } else {
+                    scan(&SPECIAL_QUOTES, b, i, limit)
+                };
+                out.push_plain(&s[run..i]);
             }
             if i >= limit {
                 if mode == Mode::Normal {
+                    brackets.catch_up(b, len);
                     return Ok(Pass::AtEnd(brackets));
                 }
-                trim_end_spaces(out);
+                out.trim_end_spaces();
                 return Ok(Pass::Done(limit));
             }
             let c = b[i];
@@ -258,7 +314,9 @@ impl<B: Build> Parser<'_, B> {
                     let mut legit = first_quote_ends
                         || j >= len
                         || (is_delimiter(b[j])
-                            && !(brackets.unclosed(b[j]) && self.text_after_closers(j)))
+                            && !(matches!(b[j], b')' | b']' | b'}')
+                                && self.text_after_closers(j)
+                                && brackets.catch_up(b, iq).unclosed(b[j])))
                         || (quote_at(b, j).is_some() && !self.next_quote_is_end(j))
                         || b[j].is_ascii_digit();
                     if legit
@@ -286,7 +344,7 @@ impl<B: Build> Parser<'_, B> {
                     }
                 }
                 // a quote inside the text
-                out.push_str(&s[i..i + l2]);
+                out.push_text(&s[i..i + l2]);
                 i += l2;
             } else if stop_delim && is_unquoted_delimiter(c) {
                 if i > 0 && b[i - 1] == b':' && is_url_start(&b[start + qlen..(i + 2).min(len)]) {
@@ -294,26 +352,23 @@ impl<B: Build> Parser<'_, B> {
                     while i < len && is_url_char(b[i]) {
                         i += 1;
                     }
-                    out.push_str(&s[u..i]);
+                    out.push_plain(&s[u..i]);
                 }
-                trim_end_spaces(out);
+                out.trim_end_spaces();
                 return Ok(Pass::Done(i));
             } else if c == b'\\' {
                 i = self.escape(i, out)?;
             } else if c < 0x20 {
                 if matches!(c, b'\n' | b'\r' | b'\t' | 0x08 | 0x0C) {
-                    out.push(c as char);
+                    out.push_char(c as char);
                     i += 1;
                 } else {
                     return Err(self.err(ErrorKind::ControlCharacter, i));
                 }
             } else {
                 let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
-                match ch {
-                    '(' | ')' | '[' | ']' | '{' | '}' => brackets.count(c),
-                    _ => {}
-                }
-                out.push(ch);
+                brackets.count_now(c);
+                out.push_char(ch);
                 i += ch.len_utf8();
             }
             if skip_escapes && b.get(i) == Some(&b'\\') {
@@ -323,7 +378,7 @@ impl<B: Build> Parser<'_, B> {
     }
 
     /// Reads the escape at `i` (a backslash) into `out`; returns the offset after it.
-    fn escape(&self, i: usize, out: &mut String) -> Res<usize> {
+    fn escape(&self, i: usize, out: &mut B::Str) -> Res<usize> {
         let b = self.b;
         let len = b.len();
         let Some(&e) = b.get(i + 1) else {
@@ -343,12 +398,12 @@ impl<B: Build> Parser<'_, B> {
             _ => None,
         };
         if let Some(ch) = simple {
-            out.push(ch);
+            out.push_char(ch);
             return Ok(i + 2);
         }
         match e {
             b'\r' => {
-                out.push('\n');
+                out.push_char('\n');
                 Ok(if self.at(i + 2) == Some(b'\n') {
                     i + 3
                 } else {
@@ -377,7 +432,7 @@ impl<B: Build> Parser<'_, B> {
                             None => code = 0xFFFD,
                         }
                     }
-                    out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                    out.push_char(char::from_u32(code).unwrap_or('\u{FFFD}'));
                     Ok(next)
                 } else if i + 2 + digits >= len {
                     // a \u escape cut off by the end of the text: drop it
@@ -388,19 +443,19 @@ impl<B: Build> Parser<'_, B> {
             }
             b'x' if hex_run(b, i + 2, 2) == 2 => {
                 let code = hex_value(&b[i + 2..i + 4]);
-                out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                out.push_char(char::from_u32(code).unwrap_or('\u{FFFD}'));
                 Ok(i + 4)
             }
             b'\'' => {
-                out.push('\'');
+                out.push_char('\'');
                 Ok(i + 2)
             }
             _ => {
                 // an unknown escape like `\d` in a regular expression or `\U` in a Windows
                 // path: the backslash was meant literally, keep both characters
                 let ch = self.s[i + 1..].chars().next().unwrap_or('\u{FFFD}');
-                out.push('\\');
-                out.push(ch);
+                out.push_char('\\');
+                out.push_char(ch);
                 Ok(i + 1 + ch.len_utf8())
             }
         }
@@ -411,6 +466,9 @@ impl<B: Build> Parser<'_, B> {
     /// to the work budget; when the budget is spent the answer is yes.
     fn next_member_follows(&mut self, k: usize) -> bool {
         let b = self.b;
+        if self.member_follows.0 == k {
+            return self.member_follows.1;
+        }
         if self.budget <= 0 {
             return true;
         }
@@ -423,9 +481,7 @@ impl<B: Build> Parser<'_, B> {
                 Some((q, l)) => {
                     j = k + l;
                     loop {
-                        while j < b.len() && !SPECIAL[usize::from(b[j])] {
-                            j += 1;
-                        }
+                        j = scan(&SPECIAL_QUOTES, b, j, b.len());
                         match b.get(j) {
                             // the text ends inside what may be the next key: a stream cut
                             // off there, so trust the quote
@@ -463,6 +519,7 @@ impl<B: Build> Parser<'_, B> {
             },
         };
         self.budget -= (j.max(k) - k0) as isize + 1;
+        self.member_follows = (k0, found);
         found
     }
 
@@ -492,33 +549,69 @@ impl<B: Build> Parser<'_, B> {
     }
 }
 
-/// Bytes that end the fast run inside a string: quotes (and the first byte of typographic
-/// ones), backslash, control characters and brackets (which are counted one by one).
-static SPECIAL: [bool; 256] = special_table(false);
+/// Bytes that end a plain run inside a string that is not double-quoted: quotes (and the
+/// first byte of typographic ones), backslash and control characters. (Double-quoted strings
+/// use [`find_json_special`]: only `"` can end them.)
+static SPECIAL_QUOTES: [bool; 256] = special_table(b"");
 /// The same, plus the delimiters that end a string whose end quote is missing.
-static SPECIAL_STOP: [bool; 256] = special_table(true);
+static SPECIAL_STOP: [bool; 256] = special_table(b"[]{},/+");
 
-const fn special_table(stop: bool) -> [bool; 256] {
+const fn special_table(more: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
     let mut c = 0;
     while c < 0x20 {
         t[c] = true;
         c += 1;
     }
-    let special = b"\"'`\\()[]{}";
+    let quotes = b"\"'`\\";
     let mut k = 0;
-    while k < special.len() {
-        t[special[k] as usize] = true;
+    while k < quotes.len() {
+        t[quotes[k] as usize] = true;
         k += 1;
     }
     t[0xC2] = true;
     t[0xE2] = true;
-    if stop {
-        t[b',' as usize] = true;
-        t[b'/' as usize] = true;
-        t[b'+' as usize] = true;
+    let mut k = 0;
+    while k < more.len() {
+        t[more[k] as usize] = true;
+        k += 1;
     }
     t
+}
+
+/// The first byte in `b[i..limit]` that `table` marks, or `limit`.
+#[inline]
+fn scan(table: &[bool; 256], b: &[u8], mut i: usize, limit: usize) -> usize {
+    while i < limit && !table[usize::from(b[i])] {
+        i += 1;
+    }
+    i
+}
+
+/// The length of the escape at `i` (a backslash) when JSON reads it to what this reader does:
+/// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and `\uXXXX` that is not half of a surrogate
+/// pair, or a whole pair. (`\/` is left out so that `repair` writes `/`.)
+#[inline]
+fn json_escape_len(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i + 1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' if hex_run(b, i + 2, 4) == 4 => {
+            let code = hex_value(&b[i + 2..i + 6]);
+            if !(0xD800..0xE000).contains(&code) {
+                Some(6)
+            } else if code < 0xDC00
+                && b.get(i + 6) == Some(&b'\\')
+                && b.get(i + 7) == Some(&b'u')
+                && hex_run(b, i + 8, 4) == 4
+                && (0xDC00..0xE000).contains(&hex_value(&b[i + 8..i + 12]))
+            {
+                Some(12)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Whether `rest`, the whole rest of the text, is the beginning of a `\uXXXX` escape (or
@@ -557,16 +650,32 @@ fn plain_words(text: &[u8]) -> bool {
     })
 }
 
-/// The brackets in a string's text read so far.
-#[derive(Debug, Default, Clone, Copy)]
+/// The brackets in a string's text read so far. They are counted when asked for, from where
+/// the last count stopped (each byte once per pass), skipping the character after a
+/// backslash as the escapes do; in the `\"...\"` form, whose backslashes are skipped instead,
+/// they are counted as they come.
+#[derive(Debug, Clone, Copy)]
 struct Brackets {
     /// Open-minus-close counts of `()`, `[]` and `{}`.
     depth: [i32; 3],
     /// Whether an opening bracket of each kind was seen.
     opened: [bool; 3],
+    /// Counted up to here.
+    from: usize,
+    /// Counted as they come (`count_now`) rather than when asked for.
+    eager: bool,
 }
 
 impl Brackets {
+    fn new(from: usize, eager: bool) -> Self {
+        Brackets {
+            depth: [0; 3],
+            opened: [false; 3],
+            from,
+            eager,
+        }
+    }
+
     /// Which of the three kinds `c` is, and whether it opens.
     fn kind(c: u8) -> Option<(usize, bool)> {
         match c {
@@ -591,6 +700,31 @@ impl Brackets {
         }
     }
 
+    /// Counts a character of the text as it comes, in the eager form.
+    #[inline]
+    fn count_now(&mut self, c: u8) {
+        if self.eager {
+            self.count(c);
+        }
+    }
+
+    /// Counts the brackets in `b[from..to]`.
+    fn catch_up(&mut self, b: &[u8], to: usize) -> &Self {
+        if !self.eager {
+            let mut k = self.from;
+            while k < to {
+                if b[k] == b'\\' {
+                    k += 2;
+                    continue;
+                }
+                self.count(b[k]);
+                k += 1;
+            }
+            self.from = self.from.max(k);
+        }
+        self
+    }
+
     /// Whether the text has an unclosed bracket of the kind `close` closes.
     fn unclosed(&self, close: u8) -> bool {
         Self::kind(close).is_some_and(|(k, _)| self.depth[k] > 0)
@@ -600,9 +734,4 @@ impl Brackets {
     fn opened(&self, close: u8) -> bool {
         Self::kind(close).is_some_and(|(k, _)| self.opened[k])
     }
-}
-
-fn trim_end_spaces(s: &mut String) {
-    let n = s.trim_end_matches([' ', '\t', '\r']).len();
-    s.truncate(n);
 }

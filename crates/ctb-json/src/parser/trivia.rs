@@ -52,6 +52,7 @@ impl<B: Build> Parser<'_, B> {
                     Some(e) => i = e,
                     None => return i,
                 },
+                _ if c < 0x80 => return i,
                 _ => {
                     let n = special_ws_len(b, i);
                     if n == 0 {
@@ -79,6 +80,7 @@ impl<B: Build> Parser<'_, B> {
                     }
                     None => return i,
                 },
+                _ if c < 0x80 => return i,
                 _ => {
                     let n = special_ws_len(b, i);
                     if n == 0 {
@@ -129,6 +131,7 @@ impl<B: Build> Parser<'_, B> {
 
     /// Before a member or item: skips a `...` placeholder; true when a code fence ends the
     /// container here.
+    #[inline]
     pub(super) fn skip_filler(&mut self) -> bool {
         match self.peek() {
             Some(b'.') => {
