@@ -26,6 +26,9 @@ pub(crate) trait StrBuf {
     fn clear(&mut self);
     /// Drops trailing spaces, tabs and carriage returns.
     fn trim_end_spaces(&mut self);
+    /// The plain text written so far, to decode escapes into directly (`None` for JSON text,
+    /// which keeps escapes as they are).
+    fn decoded(&mut self) -> Option<&mut String>;
 }
 
 impl StrBuf for String {
@@ -51,6 +54,9 @@ impl StrBuf for String {
     fn trim_end_spaces(&mut self) {
         let n = self.trim_end_matches([' ', '\t', '\r']).len();
         self.truncate(n);
+    }
+    fn decoded(&mut self) -> Option<&mut String> {
+        Some(self)
     }
 }
 
@@ -101,6 +107,9 @@ impl StrBuf for Escaped {
             }
         }
         self.0.truncate(n);
+    }
+    fn decoded(&mut self) -> Option<&mut String> {
+        None
     }
 }
 

@@ -6,10 +6,13 @@ use serde_json::{Map, Number, Value};
 /// Makes values of some type from what the reader finds, so that a caller (a Python binding,
 /// say) can build its own objects without a `serde_json::Value` in between.
 ///
-/// The reader calls it bottom-up, once per value of the result: scalars first, then each array
-/// with its items and each object with its members, in document order, the root last. Nothing
-/// is built for text the repair throws away. A key may appear twice in one object (JSON allows
-/// it): the later member should win, keeping the first one's place, as `serde_json` does.
+/// The reader calls it bottom-up: scalars first, then each array with its items and each
+/// object with its members, in document order, the root last. Strict JSON is read on a fast
+/// path that calls the builder as it goes; when the text turns out not to be strict JSON, the
+/// values made so far are dropped and the text is read again tolerantly, so a builder may make
+/// values that end up nowhere (it should have no other side effects). A key may appear twice
+/// in one object (JSON allows it): the later member should win, keeping the first one's
+/// place, as `serde_json` does.
 ///
 /// ```
 /// use ctb_json::{Builder, Input};

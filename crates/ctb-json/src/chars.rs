@@ -215,6 +215,46 @@ pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
     i
 }
 
+/// The end of a number in strict JSON syntax starting at `i`, if there is one.
+#[inline]
+pub(crate) fn strict_number_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while digit(i) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if b.get(i) == Some(&b'.') {
+        if !digit(i + 1) {
+            return None;
+        }
+        i += 1;
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

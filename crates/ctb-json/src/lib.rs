@@ -46,6 +46,7 @@ mod build;
 mod builder;
 mod chars;
 mod parser;
+mod strict;
 mod tape;
 
 use serde_json::Value;
@@ -205,6 +206,12 @@ pub fn parse_partial(input: &str) -> Result<Value, Error> {
 /// Reads `input` like [`parse`] (or [`parse_partial`], as `end` says) and gives the value made
 /// by `builder`: your own value type, built directly (see [`Builder`]).
 pub fn build<B: Builder>(input: &str, end: Input, builder: &mut B) -> Result<B::Value, Error> {
+    // strict JSON first: the same result, read much faster; anything else from the start
+    if input.len() < MAX_INPUT {
+        if let Some(v) = strict::build(input, builder) {
+            return Ok(v);
+        }
+    }
     let mut p = parser::Parser::new(input, end, tape::Tape::new(builder, input));
     let v = p.document()?;
     p.out

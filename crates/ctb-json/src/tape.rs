@@ -57,7 +57,12 @@ pub(crate) struct TapeStr<'a> {
 
 impl TapeStr<'_> {
     /// Copies a range into `owned`, to add what is not a run of the input.
+    #[inline]
     fn own(&mut self) {
+        if self.owned.capacity() == 0 {
+            // once per buffer: a string is no longer than the input, give or take
+            self.owned.reserve(self.input.len().min(1 << 16) + 16);
+        }
         if let Some((a, b)) = self.slice.take() {
             self.owned.clear();
             self.owned.push_str(&self.input[a..b]);
@@ -77,12 +82,16 @@ impl StrBuf for TapeStr<'_> {
 
     #[inline]
     fn push_plain(&mut self, s: &str) {
+        if self.slice.is_none() && !self.owned.is_empty() {
+            self.owned.push_str(s);
+            return;
+        }
         // where `s` lies in the input, if it does
         let at = (s.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
         let inside = at <= self.input.len() && s.len() <= self.input.len() - at;
         match self.slice {
             Some((a, b)) if inside && b == at => self.slice = Some((a, at + s.len())),
-            None if inside && self.owned.is_empty() => self.slice = Some((at, at + s.len())),
+            None if inside => self.slice = Some((at, at + s.len())),
             _ => {
                 self.own();
                 self.owned.push_str(s);
@@ -93,6 +102,7 @@ impl StrBuf for TapeStr<'_> {
         self.own();
         self.owned.push_str(s);
     }
+    #[inline]
     fn push_char(&mut self, c: char) {
         self.own();
         self.owned.push(c);
@@ -104,6 +114,10 @@ impl StrBuf for TapeStr<'_> {
     fn clear(&mut self) {
         self.slice = None;
         self.owned.clear();
+    }
+    fn decoded(&mut self) -> Option<&mut String> {
+        self.own();
+        Some(&mut self.owned)
     }
     fn trim_end_spaces(&mut self) {
         match &mut self.slice {
@@ -155,9 +169,10 @@ impl<'a, 'b, U: Builder> Tape<'a, 'b, U> {
         Tape {
             builder,
             input,
-            // about one entry for every 16 bytes of JSON, up to 256 KiB ahead
-            entries: Vec::with_capacity((input.len() / 16).min(1 << 14) + 4),
-            text: String::new(),
+            // enough for most texts at once; pages never written cost nothing
+            entries: Vec::with_capacity(input.len() / 8 + 16),
+            // decoded strings are no longer than the input, give or take a few bytes
+            text: String::with_capacity(input.len() + 16),
         }
     }
 
@@ -200,8 +215,9 @@ impl<'a, 'b, U: Builder> Tape<'a, 'b, U> {
 
     /// The entries from `v` on, built: `v` must be the last value on the tape.
     pub(crate) fn finish(&mut self, v: TapeVal) -> Option<U::Value> {
-        let mut values: Vec<U::Value> = Vec::new();
-        let mut keys: Vec<Text> = Vec::new();
+        let n = self.entries.len() - v.start;
+        let mut values: Vec<U::Value> = Vec::with_capacity(n.min(1024));
+        let mut keys: Vec<Text> = Vec::with_capacity(n.min(1024));
         let (own, input) = (&self.text, self.input);
         let at = |t: Text| {
             let range = t.start as usize..t.end as usize;

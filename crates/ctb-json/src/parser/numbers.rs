@@ -1,7 +1,7 @@
 //! Numbers: JSON's, and what models write instead (`+1`, `.5`, `1_000`, `0x1F`, `Infinity`).
 
 use super::{Build, Parser};
-use crate::chars::{hex_run, is_delimiter, is_ident, is_ws, special_ws_len};
+use crate::chars::{hex_run, is_delimiter, is_ident, is_ws, special_ws_len, strict_number_end};
 
 impl<B: Build> Parser<'_, B> {
     #[inline]
@@ -132,46 +132,6 @@ impl<B: Build> Parser<'_, B> {
         }
         None
     }
-}
-
-/// The end of a number in strict JSON syntax starting at `i`, if there is one.
-#[inline]
-fn strict_number_end(b: &[u8], mut i: usize) -> Option<usize> {
-    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            while digit(i) {
-                i += 1;
-            }
-        }
-        _ => return None,
-    }
-    if b.get(i) == Some(&b'.') {
-        if !digit(i + 1) {
-            return None;
-        }
-        i += 1;
-        while digit(i) {
-            i += 1;
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if !digit(i) {
-            return None;
-        }
-        while digit(i) {
-            i += 1;
-        }
-    }
-    Some(i)
 }
 
 /// Digits from `i`, also `_` between two digits (`1_000`), appended to `num` without the

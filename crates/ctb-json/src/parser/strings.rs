@@ -280,17 +280,28 @@ impl<B: Build> Parser<'_, B> {
         let mut brackets = Brackets::new(i, skip_escapes);
         loop {
             if !skip_escapes {
-                let run = i;
+                let mut run = i;
                 i = if stop_delim {
                     scan(&SPECIAL_STOP, b, i, limit)
                 } else if quote == Quote::Double {
                     let mut k = find_json_special(b, i, limit);
-                    // into JSON text, escapes written the JSON way are part of the run
-                    while B::Str::JSON && k < limit && b[k] == b'\\' {
-                        match json_escape_len(b, k) {
-                            Some(n) if k + n <= limit => k = find_json_special(b, k + n, limit),
-                            _ => break,
+                    while k + 1 < limit && b[k] == b'\\' {
+                        if B::Str::JSON {
+                            // into JSON text, escapes written the JSON way are part of the run
+                            match json_escape_len(b, k) {
+                                Some(n) if k + n <= limit => k += n,
+                                _ => break,
+                            }
+                        } else if let Some(text) = out.decoded() {
+                            // the common escapes, decoded here (the rest by `escape`)
+                            let (k2, r) = decode_simple_escapes(s, k, run, limit, text);
+                            k = k2;
+                            run = r;
+                            break;
+                        } else {
+                            break;
                         }
+                        k = find_json_special(b, k, limit);
                     }
                     k
                 } else {
@@ -586,6 +597,42 @@ fn scan(table: &[bool; 256], b: &[u8], mut i: usize, limit: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Decodes into `text` the run from `run` and the common escapes (`\"`, `\\`, `\/`, `\n`,
+/// `\t`, `\r`, `\b`, `\f`) from the backslash at `k` on, up to the next byte that ends a
+/// run and is not one of them. Returns that byte's offset and where the rest of the run
+/// starts (not yet in `text`).
+fn decode_simple_escapes(
+    s: &str,
+    mut k: usize,
+    mut run: usize,
+    limit: usize,
+    text: &mut String,
+) -> (usize, usize) {
+    let b = s.as_bytes();
+    while k + 1 < limit && b[k] == b'\\' {
+        let c = match b[k + 1] {
+            // the escaped character starts the next run
+            b'"' | b'\\' | b'/' => {
+                text.push_str(&s[run..k]);
+                run = k + 1;
+                k = find_json_special(b, k + 2, limit);
+                continue;
+            }
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            _ => break,
+        };
+        text.push_str(&s[run..k]);
+        text.push(c);
+        run = k + 2;
+        k = find_json_special(b, run, limit);
+    }
+    (k, run)
 }
 
 /// The length of the escape at `i` (a backslash) when JSON reads it to what this reader does:
