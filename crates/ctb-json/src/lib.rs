@@ -208,7 +208,7 @@ pub fn parse_partial(input: &str) -> Result<Value, Error> {
 pub fn build<B: Builder>(input: &str, end: Input, builder: &mut B) -> Result<B::Value, Error> {
     // strict JSON first: the same result, read much faster; anything else from the start
     if input.len() < MAX_INPUT {
-        if let Some(v) = strict::build(input, builder) {
+        if let Some(v) = strict::build(input, end == Input::Partial, builder) {
             return Ok(v);
         }
     }

@@ -14,9 +14,11 @@ use crate::builder::Builder;
 use crate::chars::{find_json_special, hex_run, hex_value, strict_number_end};
 use crate::parser::MAX_DEPTH;
 
-/// Reads strict JSON through `builder`; `None` when the text is something else.
-pub(crate) fn build<U: Builder>(s: &str, builder: &mut U) -> Option<U::Value> {
-    if !ends_like_a_document(s.as_bytes()) {
+/// Reads strict JSON through `builder`; `None` when the text is something else. With
+/// `partial`, the text may be strict JSON cut off at its end, read the way
+/// [`crate::Input::Partial`] says (the tolerant reader's prefix tests check that both agree).
+pub(crate) fn build<U: Builder>(s: &str, partial: bool, builder: &mut U) -> Option<U::Value> {
+    if !partial && !ends_like_a_document(s.as_bytes()) {
         return None;
     }
     let mut r = Strict {
@@ -24,13 +26,15 @@ pub(crate) fn build<U: Builder>(s: &str, builder: &mut U) -> Option<U::Value> {
         b: s.as_bytes(),
         i: 0,
         depth: 0,
+        partial,
         builder,
         values: Vec::new(),
         keys: Vec::new(),
         own: String::new(),
     };
     r.ws();
-    let v = r.value()?;
+    // a root cut off before it was anything is no value: the tolerant reader says why
+    let v = r.value()??;
     r.ws();
     (r.i == r.b.len()).then_some(v)
 }
@@ -70,6 +74,8 @@ struct Strict<'a, 'b, U: Builder> {
     b: &'a [u8],
     i: usize,
     depth: usize,
+    /// Whether the end of the text may cut a value off (a stream).
+    partial: bool,
     builder: &'b mut U,
     /// The items and member values of the open containers.
     values: Vec<U::Value>,
@@ -96,38 +102,65 @@ impl<U: Builder> Strict<'_, '_, U> {
         )
     }
 
-    fn value(&mut self) -> Option<U::Value> {
+    /// The value at `self.i`. `None`: not strict JSON. `Some(None)`: a value the end of the
+    /// text cut off and that is left out (partial reading only: a number that does not end in
+    /// a digit, an unfinished keyword, nothing at all).
+    fn value(&mut self) -> Option<Option<U::Value>> {
         let b = self.b;
-        match *b.get(self.i)? {
-            b'{' => self.object(),
-            b'[' => self.array(),
+        let Some(&c) = b.get(self.i) else {
+            return self.partial.then_some(None);
+        };
+        match c {
+            b'{' => self.object().map(Some),
+            b'[' => self.array().map(Some),
             b'"' => {
                 let mark = self.own.len();
-                let t = self.string()?;
+                let (t, _) = self.string()?;
                 let v = self.builder.string(t.get(self.s, &self.own));
                 self.own.truncate(mark);
-                Some(v)
+                Some(Some(v))
             }
-            b't' => self.word(b"true").then(|| self.builder.boolean(true)),
-            b'f' => self.word(b"false").then(|| self.builder.boolean(false)),
-            b'n' => self.word(b"null").then(|| self.builder.null()),
+            b't' => self.word(b"true", |u| u.boolean(true)),
+            b'f' => self.word(b"false", |u| u.boolean(false)),
+            b'n' => self.word(b"null", |u| u.null()),
             _ => {
                 let start = self.i;
-                self.i = strict_number_end(b, start)?;
-                if !self.ends_here() {
+                if let Some(end) = strict_number_end(b, start) {
+                    self.i = end;
+                    if self.ends_here() {
+                        return Some(Some(self.builder.number(&self.s[start..end])));
+                    }
                     return None;
                 }
-                Some(self.builder.number(&self.s[start..self.i]))
+                // a number the end of the text cut off before it was one (`-`, `1.`, `1e`)
+                let rest = &b[start..];
+                let number =
+                    |c: &u8| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E');
+                if self.partial && !rest.is_empty() && rest.iter().all(number) {
+                    self.i = b.len();
+                    return Some(None);
+                }
+                None
             }
         }
     }
 
-    fn word(&mut self, w: &[u8]) -> bool {
-        if !self.b[self.i..].starts_with(w) {
-            return false;
+    fn word(
+        &mut self,
+        w: &[u8],
+        make: impl FnOnce(&mut U) -> U::Value,
+    ) -> Option<Option<U::Value>> {
+        let rest = &self.b[self.i..];
+        if rest.starts_with(w) {
+            self.i += w.len();
+            return self.ends_here().then(|| Some(make(self.builder)));
         }
-        self.i += w.len();
-        self.ends_here()
+        if self.partial && w.starts_with(rest) {
+            // `tru`: cut off
+            self.i = self.b.len();
+            return Some(None);
+        }
+        None
     }
 
     fn enter(&mut self) -> Option<()> {
@@ -136,28 +169,46 @@ impl<U: Builder> Strict<'_, '_, U> {
         (self.depth < MAX_DEPTH).then_some(())
     }
 
+    /// Whether the text has ended here: fine when reading a stream (containers close), not
+    /// strict JSON otherwise.
+    #[inline]
+    fn at_end(&self) -> Option<bool> {
+        if self.i < self.b.len() {
+            Some(false)
+        } else {
+            self.partial.then_some(true)
+        }
+    }
+
     fn array(&mut self) -> Option<U::Value> {
         self.enter()?;
         self.i += 1;
         let start = self.values.len();
         self.ws();
-        if self.b.get(self.i) == Some(&b']') {
-            self.i += 1;
-        } else {
-            loop {
-                let v = self.value()?;
-                self.values.push(v);
-                self.ws();
-                match self.b.get(self.i)? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
+        if !self.at_end()? {
+            if self.b[self.i] == b']' {
+                self.i += 1;
+            } else {
+                loop {
+                    match self.value()? {
+                        Some(v) => self.values.push(v),
+                        None => break,
                     }
-                    b']' => {
-                        self.i += 1;
+                    self.ws();
+                    if self.at_end()? {
                         break;
                     }
-                    _ => return None,
+                    match self.b[self.i] {
+                        b',' => {
+                            self.i += 1;
+                            self.ws();
+                        }
+                        b']' => {
+                            self.i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
                 }
             }
         }
@@ -170,34 +221,47 @@ impl<U: Builder> Strict<'_, '_, U> {
         self.i += 1;
         let (vstart, kstart, mark) = (self.values.len(), self.keys.len(), self.own.len());
         self.ws();
-        if self.b.get(self.i) == Some(&b'}') {
-            self.i += 1;
-        } else {
-            loop {
-                if self.b.get(self.i) != Some(&b'"') {
-                    return None;
-                }
-                let key = self.string()?;
-                self.keys.push(key);
-                self.ws();
-                if self.b.get(self.i) != Some(&b':') {
-                    return None;
-                }
+        if !self.at_end()? {
+            if self.b[self.i] == b'}' {
                 self.i += 1;
-                self.ws();
-                let v = self.value()?;
-                self.values.push(v);
-                self.ws();
-                match self.b.get(self.i)? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b'}' => {
-                        self.i += 1;
+            } else {
+                loop {
+                    if self.at_end()? {
                         break;
                     }
-                    _ => return None,
+                    if self.b[self.i] != b'"' {
+                        return None;
+                    }
+                    let (key, closed) = self.string()?;
+                    self.ws();
+                    if !closed || self.at_end()? {
+                        break; // a key and nothing more: the member is left out
+                    }
+                    if self.b[self.i] != b':' {
+                        return None;
+                    }
+                    self.i += 1;
+                    self.ws();
+                    let Some(v) = self.value()? else {
+                        break; // the value cut off: the member is left out
+                    };
+                    self.keys.push(key);
+                    self.values.push(v);
+                    self.ws();
+                    if self.at_end()? {
+                        break;
+                    }
+                    match self.b[self.i] {
+                        b',' => {
+                            self.i += 1;
+                            self.ws();
+                        }
+                        b'}' => {
+                            self.i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
                 }
             }
         }
@@ -210,29 +274,43 @@ impl<U: Builder> Strict<'_, '_, U> {
     }
 
     /// The string at `self.i` (a `"`): a range of the input when it has no escape, otherwise
-    /// decoded into `self.own`.
-    fn string(&mut self) -> Option<Text> {
+    /// decoded into `self.own`; and whether its closing quote was there (only a partial
+    /// reading takes a string the end of the text cuts off: as far as it goes, without an
+    /// unfinished escape).
+    fn string(&mut self) -> Option<(Text, bool)> {
         let (s, b) = (self.s, self.b);
         let start = self.i + 1;
         let k = find_json_special(b, start, b.len());
-        match *b.get(k)? {
-            b'"' => {
+        match b.get(k) {
+            Some(b'"') => {
                 self.i = k + 1;
-                Some(Text {
+                let t = Text {
                     start,
                     end: k,
                     own: false,
-                })
+                };
+                Some((t, true))
             }
-            b'\\' => {
+            Some(b'\\') => {
                 let from = self.own.len();
                 self.own.push_str(&s[start..k]);
-                self.i = escaped_rest(s, k, &mut self.own)?;
-                Some(Text {
+                let (end, closed) = escaped_rest(s, k, self.partial, &mut self.own)?;
+                self.i = end;
+                let t = Text {
                     start: from,
                     end: self.own.len(),
                     own: true,
-                })
+                };
+                Some((t, closed))
+            }
+            None if self.partial => {
+                self.i = b.len();
+                let t = Text {
+                    start,
+                    end: b.len(),
+                    own: false,
+                };
+                Some((t, false))
             }
             // a raw control character: the tolerant reader decides
             _ => None,
@@ -241,31 +319,45 @@ impl<U: Builder> Strict<'_, '_, U> {
 }
 
 /// Decodes the rest of a string, from the escape at `k`, into `text`; returns the offset
-/// after its closing quote.
-fn escaped_rest(s: &str, mut k: usize, text: &mut String) -> Option<usize> {
+/// after its closing quote and `true`, or (with `partial`) the end of the text and `false`
+/// when the string is cut off there.
+fn escaped_rest(s: &str, mut k: usize, partial: bool, text: &mut String) -> Option<(usize, bool)> {
     let b = s.as_bytes();
     let mut run = k;
     loop {
-        match *b.get(k)? {
+        let Some(&c) = b.get(k) else {
+            if !partial {
+                return None;
+            }
+            text.push_str(&s[run..]);
+            return Some((b.len(), false));
+        };
+        match c {
             b'"' => {
                 text.push_str(&s[run..k]);
-                return Some(k + 1);
+                return Some((k + 1, true));
             }
             b'\\' => {
                 text.push_str(&s[run..k]);
-                let (c, len) = match *b.get(k + 1)? {
+                let (c, len) = match b.get(k + 1) {
                     // the escaped character starts the next run
-                    b'"' | b'\\' | b'/' => {
+                    Some(b'"' | b'\\' | b'/') => {
                         run = k + 1;
                         k = find_json_special(b, k + 2, b.len());
                         continue;
                     }
-                    b'b' => ('\u{8}', 2),
-                    b'f' => ('\u{c}', 2),
-                    b'n' => ('\n', 2),
-                    b'r' => ('\r', 2),
-                    b't' => ('\t', 2),
-                    b'u' => unicode_escape(b, k)?,
+                    Some(b'b') => ('\u{8}', 2),
+                    Some(b'f') => ('\u{c}', 2),
+                    Some(b'n') => ('\n', 2),
+                    Some(b'r') => ('\r', 2),
+                    Some(b't') => ('\t', 2),
+                    Some(b'u') => match unicode_escape(b, k) {
+                        Escape::Char(c, len) => (c, len),
+                        // an escape the end of the text cuts off is dropped
+                        Escape::Cut if partial => return Some((b.len(), false)),
+                        _ => return None,
+                    },
+                    None if partial => return Some((b.len(), false)),
                     _ => return None,
                 };
                 text.push(c);
@@ -279,22 +371,50 @@ fn escaped_rest(s: &str, mut k: usize, text: &mut String) -> Option<usize> {
     }
 }
 
-/// The character of the `\uXXXX` escape at `k` (a whole surrogate pair, `\uXXXX\uXXXX`), and
-/// the escape's length; `None` for a malformed escape or an unpaired surrogate.
-fn unicode_escape(b: &[u8], k: usize) -> Option<(char, usize)> {
-    if hex_run(b, k + 2, 4) != 4 {
-        return None;
+/// A `\u` escape.
+enum Escape {
+    /// The character and the escape's length (a surrogate pair is one escape).
+    Char(char, usize),
+    /// Cut off by the end of the text: `\u00`, or a high surrogate whose low half is missing
+    /// or unfinished there.
+    Cut,
+    /// Anything else: malformed, or an unpaired surrogate.
+    Bad,
+}
+
+/// The `\uXXXX` escape at `k` (a whole surrogate pair, `\uXXXX\uXXXX`).
+fn unicode_escape(b: &[u8], k: usize) -> Escape {
+    let digits = hex_run(b, k + 2, 4);
+    if digits < 4 {
+        return if k + 2 + digits == b.len() {
+            Escape::Cut
+        } else {
+            Escape::Bad
+        };
     }
     let code = hex_value(&b[k + 2..k + 6]);
     if !(0xD800..0xE000).contains(&code) {
-        return Some((char::from_u32(code)?, 6));
+        return char::from_u32(code).map_or(Escape::Bad, |c| Escape::Char(c, 6));
     }
-    let low = (code < 0xDC00
-        && b.get(k + 6) == Some(&b'\\')
-        && b.get(k + 7) == Some(&b'u')
-        && hex_run(b, k + 8, 4) == 4)
-        .then(|| hex_value(&b[k + 8..k + 12]))
-        .filter(|l| (0xDC00..0xE000).contains(l))?;
-    let c = char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))?;
-    Some((c, 12))
+    if code >= 0xDC00 {
+        return Escape::Bad;
+    }
+    let rest = &b[k + 6..];
+    let low = (rest.len() >= 6 && rest[0] == b'\\' && rest[1] == b'u' && hex_run(rest, 2, 4) == 4)
+        .then(|| hex_value(&rest[2..6]));
+    match low {
+        Some(low) if (0xDC00..0xE000).contains(&low) => {
+            char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+                .map_or(Escape::Bad, |c| Escape::Char(c, 12))
+        }
+        Some(_) => Escape::Bad,
+        None => {
+            // the rest of the text is the start of `\uXXXX`, or nothing
+            let cut = rest.len() < 6
+                && rest.first().is_none_or(|&c| c == b'\\')
+                && rest.get(1).is_none_or(|&c| c == b'u')
+                && rest.iter().skip(2).all(u8::is_ascii_hexdigit);
+            if cut { Escape::Cut } else { Escape::Bad }
+        }
+    }
 }
