@@ -17,6 +17,8 @@
 //! assert!(warnings[0].contains("colour"));
 //! ```
 
+mod json;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use claude_tool_bridge as ctb;
@@ -399,6 +401,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecision>()?;
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(translate, m)?)?;
+    m.add_function(wrap_pyfunction!(json::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(json::repair_json, m)?)?;
     m.add("BridgeError", m.py().get_type::<BridgeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -19,6 +19,8 @@ from ._native import (
     Session,
     TurnPlan,
     __version__,
+    loads,
+    repair_json,
     translate,
 )
 
@@ -30,5 +32,7 @@ __all__ = [
     "Session",
     "TurnPlan",
     "__version__",
+    "loads",
+    "repair_json",
     "translate",
 ]

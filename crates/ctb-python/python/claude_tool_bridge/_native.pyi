@@ -104,3 +104,19 @@ class Session:
 
 def translate(reply: str, catalog: Catalog, config: Config) -> Decision:
     """The stateless translation of one reply."""
+
+def loads(text: str, partial: bool = False) -> Any:
+    """The value of `text`, read tolerantly: JSON as language models write it (single quotes,
+    unquoted keys, comments, trailing commas, Python literals, missing quotes and brackets,
+    prose or a code fence around it). Objects are dicts (a repeated key keeps its first place
+    and its last value), numbers are int (any size) or float.
+
+    With `partial=True`, `text` is a stream cut off at its end (as jiter's
+    `partial_mode="trailing-strings"`): what is complete is kept, an unfinished string as far
+    as it goes, and an unfinished number, keyword, key or member is left out.
+
+    Raises ValueError (one line, with line and column) when no value can be read."""
+
+def repair_json(text: str) -> str:
+    """`text` repaired into compact, valid JSON: the value `loads(text)` gives, as JSON text
+    (`json.loads(repair_json(t)) == loads(t)`). Raises ValueError when no value can be read."""
