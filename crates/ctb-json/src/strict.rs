@@ -39,6 +39,36 @@ pub(crate) fn build<U: Builder>(s: &str, partial: bool, builder: &mut U) -> Opti
     (r.i == r.b.len()).then_some(v)
 }
 
+/// Whether `rest` is the start of a JSON number that is not one yet (`-`, `1.`, `2e`, `2e+`).
+fn number_prefix(rest: &[u8]) -> bool {
+    let digits = |i: usize| rest[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(rest.first() == Some(&b'-'));
+    match rest.get(i) {
+        None => return i > 0,
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        Some(_) => return false,
+    }
+    if rest.get(i) == Some(&b'.') {
+        i += 1;
+        let n = digits(i);
+        if n == 0 {
+            return i == rest.len();
+        }
+        i += n;
+    }
+    if matches!(rest.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(rest.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        // with exponent digits it is a number already
+        return i == rest.len();
+    }
+    // digits (and a fraction) are a number already, or something else follows
+    false
+}
+
 /// Whether the text ends the way a whole JSON document does: with `}` or `]` after a `{` or
 /// `[` at the start, or at all for a scalar.
 fn ends_like_a_document(b: &[u8]) -> bool {
@@ -133,10 +163,7 @@ impl<U: Builder> Strict<'_, '_, U> {
                     return None;
                 }
                 // a number the end of the text cut off before it was one (`-`, `1.`, `1e`)
-                let rest = &b[start..];
-                let number =
-                    |c: &u8| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E');
-                if self.partial && !rest.is_empty() && rest.iter().all(number) {
+                if self.partial && number_prefix(&b[start..]) {
                     self.i = b.len();
                     return Some(None);
                 }
@@ -415,6 +442,23 @@ fn unicode_escape(b: &[u8], k: usize) -> Escape {
                 && rest.get(1).is_none_or(|&c| c == b'u')
                 && rest.iter().skip(2).all(u8::is_ascii_hexdigit);
             if cut { Escape::Cut } else { Escape::Bad }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number_prefix;
+
+    #[test]
+    fn number_prefixes() {
+        for p in ["-", "1.", "0.", "-12.", "1e", "1E", "1e+", "1.5e-", "0e"] {
+            assert!(number_prefix(p.as_bytes()), "{p}");
+        }
+        for p in [
+            "", "1", "12", "1.5", "1e5", "6E.1", "1.e", "01", "-a", ".5", "1e5.", "+1", "1e+-",
+        ] {
+            assert!(!number_prefix(p.as_bytes()), "{p}");
         }
     }
 }
