@@ -12,6 +12,11 @@ use libfuzzer_sys::fuzz_target;
 use prefix::{Mode, check_document, has_duplicate_keys};
 use serde_json::Value;
 
+/// With `arbitrary_precision`, serde_json reads an object whose only key is this as a number
+/// (and refuses it when the value is no number text): its own quirk, not a JSON rule, so the
+/// serde_json side of the comparison cannot take such input.
+const SERDE_NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
 /// Every prefix is repaired: keep documents small enough for many runs a second.
 const MAX_DOCUMENT: usize = 1500;
 
@@ -19,6 +24,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if text.contains(SERDE_NUMBER_TOKEN) {
+        return;
+    }
     let document = if serde_json::from_str::<Value>(text).is_ok() {
         text.trim().to_owned()
     } else {

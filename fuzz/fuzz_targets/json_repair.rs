@@ -6,6 +6,11 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
+/// With `arbitrary_precision`, serde_json reads an object whose only key is this as a number
+/// (and refuses it when the value is no number text): its own quirk, not a JSON rule, so the
+/// serde_json side of the comparison cannot take such input.
+const SERDE_NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
 type Repair = fn(&str) -> Result<String, ctb_json::Error>;
 type Parse = fn(&str) -> Result<Value, ctb_json::Error>;
 
@@ -13,6 +18,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if text.contains(SERDE_NUMBER_TOKEN) {
+        return;
+    }
     let readings: [(Repair, Parse); 2] = [
         (ctb_json::repair, ctb_json::parse),
         (ctb_json::repair_partial, ctb_json::parse_partial),

@@ -6,6 +6,11 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
+/// With `arbitrary_precision`, serde_json reads an object whose only key is this as a number
+/// (and refuses it when the value is no number text): its own quirk, not a JSON rule, so the
+/// serde_json side of the comparison cannot take such input.
+const SERDE_NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
 fn same(text: &str, want: &Value) {
     let got = ctb_json::parse(text);
     assert_eq!(
@@ -22,6 +27,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if text.contains(SERDE_NUMBER_TOKEN) {
+        return;
+    }
     if let Ok(v) = serde_json::from_str::<Value>(text) {
         same(text, &v);
     }

@@ -47,8 +47,12 @@ impl<B: Build> Parser<'_, B> {
         } else {
             is_value_start(self.b, self.i) && (comma || newline)
         };
-        if more {
+        // the array of all values is one level more: only when the first one leaves room
+        // (what follows a value nested as deep as allowed is ignored like trailing text)
+        if more && self.deepest + 1 < super::MAX_DEPTH {
             let mut items = self.out.arr_wrap(root);
+            // the other values are read as the array's items, one level down
+            self.enter()?;
             loop {
                 self.out.arr_item(&mut items);
                 let Some(v) = self.value(Slot::Other)? else {
@@ -67,6 +71,7 @@ impl<B: Build> Parser<'_, B> {
                     break;
                 }
             }
+            self.leave();
             root = self.out.arr_end(items);
         }
         // Redundant closing brackets, then whatever follows is ignored.

@@ -46,6 +46,8 @@ pub(crate) struct Parser<'a, B: Build> {
     pub(crate) i: usize,
     /// Open objects, arrays, tuples and calls.
     depth: usize,
+    /// The most of them open at once so far.
+    deepest: usize,
     /// Work left for looks ahead and string passes that are thrown away.
     budget: isize,
     /// For `"""`, `'''` and "```": no closing triple exists at or after this offset.
@@ -88,6 +90,7 @@ impl<'a, B: Build> Parser<'a, B> {
             b: s.as_bytes(),
             i: 0,
             depth: 0,
+            deepest: 0,
             budget: budget.saturating_mul(2).saturating_add(16 * 1024),
             triple_miss: [usize::MAX; 3],
             member_follows: (usize::MAX, false),
@@ -112,6 +115,7 @@ impl<'a, B: Build> Parser<'a, B> {
 
     fn enter(&mut self) -> Res<()> {
         self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
         if self.depth >= MAX_DEPTH {
             return Err(self.err(ErrorKind::TooDeep, self.i));
         }
