@@ -177,11 +177,12 @@ impl<B: Build> Parser<'_, B> {
         if closed {
             if open.slot == Slot::Item && closers.iter().find(|c| !is_ws(**c)) == Some(&b']') {
                 // `["hello, world]`: jsonrepair splits the words into items, when they are
-                // plain words and the array's own `]` follows
+                // plain words and the array's own `]` follows (the second reading may also
+                // run past those brackets, when an escape takes one: then it is not used)
                 self.budget -= (len - open.start) as isize;
                 out.clear();
                 if let Pass::Done(k) = self.string_pass(open, Mode::StopAtDelimiter, out)? {
-                    if k == run || (b[k] == b',' && plain_words(&b[k..run])) {
+                    if k == run || (k < run && b[k] == b',' && plain_words(&b[k..run])) {
                         return Ok(AtEnd::Done(k));
                     }
                 }
