@@ -7,6 +7,7 @@ mod bench;
 mod conformance;
 mod conversations;
 mod dist;
+mod fuzz;
 mod parsers;
 mod replay;
 mod test;
@@ -27,6 +28,8 @@ commands:
   dist                         build the wheel (manylinux2014 on linux x86-64), the sdist and
                                the Agent Zero plugin bundle into dist/; install the wheel and
                                the sdist into fresh virtualenvs and import them
+  fuzz [--seconds N] [TARGET...]
+                               run the cargo-fuzz targets in fuzz/ (nightly), N seconds each
   install-plugin <a0-dir> [--python PATH]
                                install the plugin and wheel into an Agent Zero checkout
   release                      check that crates, wheel, plugin.yaml and CHANGELOG agree
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest),
         "conformance" => conformance::run(rest),
         "bench" => bench::run(rest),
+        "fuzz" => fuzz::run(rest),
         "dist" => dist::dist(rest),
         "install-plugin" => dist::install_plugin(rest),
         "release" => dist::release(rest),

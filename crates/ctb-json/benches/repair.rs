@@ -1,16 +1,43 @@
-//! ctb-json side by side with jsonrepair-rs and serde_json on the same generated inputs.
+//! ctb-json side by side with jsonrepair-rs and serde_json on the same generated inputs, and
+//! the two speed ratios the crate promises.
 //!
 //! Run: `cargo bench -p ctb-json --bench repair -- --warm-up-time 1 --measurement-time 3`
+//! (or `cargo xtask bench`, which also prints every ratio in one table).
 //!
-//! Rows per input: `ctb_parse` (text to `Value`), `ctb_repair` (text to repaired text),
-//! `jsonrepair_rs_value` and `jsonrepair_rs_text` (the same two for jsonrepair-rs), and
-//! `serde_json` on valid inputs only.
+//! Rows per input (criterion): `ctb_parse` (text to `Value`), `ctb_repair` (text to repaired
+//! text), `jsonrepair_rs_value` and `jsonrepair_rs_text` (the same two for jsonrepair-rs), and
+//! on valid inputs `serde_json` (text to `Value` with the workspace's serde_json features) and
+//! `serde_json_default` (text to [`DefaultValue`], what `Value` is with default features).
+//!
+//! Ratios (after the criterion rows; timed side by side in one process, alternating batches,
+//! medians; see `ctb_testkit::ratio`), each written to `target/ctb-bench/<name>.json`:
+//!
+//! | name | measured | against | target |
+//! |---|---|---|---|
+//! | `repair_tool_args_4k_vs_serde_json` | `ctb_json::repair` of a valid 4 KB tool request | serde_json reading it into [`DefaultValue`] | <= 1.2 |
+//! | `parse_valid_1mb_vs_jsonrepair_rs` | `ctb_json::parse` of 1 MB of valid JSON | `jsonrepair_rs::jsonrepair_value` | <= 0.5 |
+//!
+//! Why [`DefaultValue`]: the target compares with serde_json "with default features", but one
+//! bench binary links one serde_json, and the workspace turns on `preserve_order` (an
+//! `IndexMap` with SipHash for every object) and `arbitrary_precision` (every number kept as
+//! text). serde_json's `Value` with default features is a `BTreeMap` of owned strings and plain
+//! `u64`/`i64`/`f64` numbers; [`DefaultValue`] is that type, filled through the same
+//! `deserialize_any` path `Value` uses, so serde_json does the same scanning, unescaping and
+//! allocating as in a default build. One difference remains: in this build serde_json hands
+//! numbers over as text (the `arbitrary_precision` path), which [`DefaultValue`] turns back into
+//! a number, at the cost of one small allocation per number; the 4 KB tool request holds one.
+//! `IgnoredAny` or a borrowed `RawValue` would be no comparison: they skip the unescaping and
+//! allocating that `repair` has to do.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
 use ctb_testkit::Rng;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 const WORDS: [&str; 12] = [
     "alpha", "terminal", "session", "memory", "query", "the", "file", "list", "résumé", "path",
@@ -132,6 +159,93 @@ fn tool_args_2k_valid() -> String {
     v.to_string()
 }
 
+/// A valid 4 KB tool request (`code_execution_tool`, pretty-printed), whose code string holds
+/// escaped quotes, backslashes, `\n` and `\u` escapes: the prefix test's document.
+const TOOL_ARGS_4K: &str = include_str!("../tests/data/prefixes/tool_args_4k.json");
+
+/// What serde_json's `Value` is when serde_json is built with default features: objects in a
+/// `BTreeMap`, numbers as `u64`/`i64`/`f64` (see the module doc for why the bench needs it).
+#[derive(Debug)]
+// the fields are only built, to cost what building `Value` costs
+#[allow(dead_code)]
+enum DefaultValue {
+    Null,
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    String(String),
+    Array(Vec<DefaultValue>),
+    Object(BTreeMap<String, DefaultValue>),
+}
+
+/// serde_json's name for a number handed over as text (`arbitrary_precision`).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+impl<'de> Deserialize<'de> for DefaultValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DefaultVisitor)
+    }
+}
+
+struct DefaultVisitor;
+
+impl<'de> Visitor<'de> for DefaultVisitor {
+    type Value = DefaultValue;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::I64(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::U64(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::F64(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::Null)
+    }
+    fn visit_none<E>(self) -> Result<DefaultValue, E> {
+        Ok(DefaultValue::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DefaultValue, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(DefaultValue::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DefaultValue, A::Error> {
+        let mut members = BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == NUMBER_TOKEN {
+                let text: String = map.next_value()?;
+                return Ok(if let Ok(n) = text.parse() {
+                    DefaultValue::U64(n)
+                } else if let Ok(n) = text.parse() {
+                    DefaultValue::I64(n)
+                } else {
+                    DefaultValue::F64(text.parse().unwrap_or(f64::NAN))
+                });
+            }
+            members.insert(key, map.next_value()?);
+        }
+        Ok(DefaultValue::Object(members))
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let inputs: Vec<(&str, String, bool)> = vec![
         ("valid_1mb", valid_1mb(), true),
@@ -140,6 +254,7 @@ fn bench(c: &mut Criterion) {
         ("ndjson_0.5mb", ndjson(), false),
         ("tool_args_2kb", tool_args_2k(), false),
         ("tool_args_2kb_valid", tool_args_2k_valid(), true),
+        ("tool_args_4kb_valid", TOOL_ARGS_4K.to_owned(), true),
     ];
     for (name, input, valid) in &inputs {
         let mut g = c.benchmark_group(*name);
@@ -172,14 +287,67 @@ fn bench(c: &mut Criterion) {
                     })
                 },
             );
+            g.bench_with_input(
+                BenchmarkId::new("serde_json_default", input.len()),
+                input,
+                |b, s| {
+                    b.iter(|| black_box(serde_json::from_str::<DefaultValue>(black_box(s)).is_ok()))
+                },
+            );
         }
         g.finish();
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().sample_size(20);
-    targets = bench
+/// The speed ratios with their targets (see the module doc).
+fn ratios() {
+    let budget = Duration::from_secs(3);
+    let tool_args = TOOL_ARGS_4K;
+    assert!(serde_json::from_str::<DefaultValue>(tool_args).is_ok());
+    let reports = [
+        ctb_testkit::ratio::measure(
+            "repair_tool_args_4k_vs_serde_json",
+            "repair of a valid 4 KB tool request vs serde_json reading it (default-features value)",
+            ("ctb_json::repair", "serde_json"),
+            1.2,
+            budget,
+            || {
+                black_box(ctb_json::repair(black_box(tool_args)).map(|t| t.len()).ok());
+            },
+            || {
+                black_box(serde_json::from_str::<DefaultValue>(black_box(tool_args)).is_ok());
+            },
+        ),
+        {
+            let valid = valid_1mb();
+            ctb_testkit::ratio::measure(
+                "parse_valid_1mb_vs_jsonrepair_rs",
+                "parse of 1 MB of valid JSON into a Value vs jsonrepair-rs",
+                ("ctb_json::parse", "jsonrepair_rs::jsonrepair_value"),
+                0.5,
+                budget,
+                || {
+                    black_box(ctb_json::parse(black_box(&valid)).is_ok());
+                },
+                || {
+                    black_box(jsonrepair_rs::jsonrepair_value(black_box(&valid)).is_ok());
+                },
+            )
+        },
+    ];
+    for r in &reports {
+        if let Err(e) = r.report() {
+            eprintln!("cannot write the ratio {}: {e}", r.name);
+        }
+    }
 }
-criterion_main!(benches);
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--test" || a == "--list");
+    let mut c = Criterion::default().sample_size(20).configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+    if !quick {
+        ratios();
+    }
+}

@@ -1,14 +1,165 @@
-//! What the reader builds: a `serde_json::Value` ([`ValueBuild`], for `parse`) or compact JSON
-//! text written as it goes ([`TextBuild`], for `repair`, with no tree in between). The reader
-//! calls the same methods in the same order for both, so both give the same result: the text
-//! reads back (with serde_json) to the value.
+//! What the reader writes to: compact JSON text written as it goes ([`TextBuild`], for
+//! `repair`, with no tree in between), or a tape of values for a [`crate::Builder`]
+//! ([`crate::tape::Tape`], for `parse` and `build`). The reader calls the same methods in the
+//! same order for both, so both give the same result: the text reads back (with serde_json)
+//! to the value.
+//!
+//! A string's text is collected in the builder's own kind of buffer ([`StrBuf`]): plain text
+//! for the value, JSON-escaped text for `repair`, so that `repair` copies each run of ordinary
+//! characters once, straight from the input, and never escapes a string a second time.
 
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
+
+/// A buffer for a string's text, as the reader finds it.
+pub(crate) trait StrBuf {
+    /// Whether the buffer holds JSON-escaped text, so that an escape the input writes the
+    /// JSON way (`\\"`, `\\n`, `\\u00e9`) is copied as it is instead of decoded.
+    const JSON: bool;
+    /// Text with no `"`, backslash or control character in it (a run straight from the input).
+    fn push_plain(&mut self, s: &str);
+    /// Any text.
+    fn push_text(&mut self, s: &str);
+    /// One character.
+    fn push_char(&mut self, c: char);
+    /// Appends another buffer's text.
+    fn append(&mut self, other: &Self);
+    fn clear(&mut self);
+    /// Drops trailing spaces, tabs and carriage returns.
+    fn trim_end_spaces(&mut self);
+    /// The plain text written so far, to decode escapes into directly (`None` for JSON text,
+    /// which keeps escapes as they are).
+    fn decoded(&mut self) -> Option<&mut String>;
+}
+
+impl StrBuf for String {
+    const JSON: bool = false;
+    #[inline]
+    fn push_plain(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    #[inline]
+    fn push_text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    #[inline]
+    fn push_char(&mut self, c: char) {
+        self.push(c);
+    }
+    fn append(&mut self, other: &Self) {
+        self.push_str(other);
+    }
+    fn clear(&mut self) {
+        String::clear(self);
+    }
+    fn trim_end_spaces(&mut self) {
+        let n = self.trim_end_matches([' ', '\t', '\r']).len();
+        self.truncate(n);
+    }
+    fn decoded(&mut self) -> Option<&mut String> {
+        Some(self)
+    }
+}
+
+/// A string's text as the inside of a JSON string literal: escaped the way serde_json escapes
+/// (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, `\u00XX` for other control characters).
+#[derive(Debug, Default)]
+pub(crate) struct Escaped(pub(crate) String);
+
+impl StrBuf for Escaped {
+    const JSON: bool = true;
+    #[inline]
+    fn push_plain(&mut self, s: &str) {
+        self.0.push_str(s);
+    }
+    fn push_text(&mut self, s: &str) {
+        escape_into(&mut self.0, s);
+    }
+    #[inline]
+    fn push_char(&mut self, c: char) {
+        match c {
+            '"' => self.0.push_str("\\\""),
+            '\\' => self.0.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => push_control(&mut self.0, c as u8),
+            c => self.0.push(c),
+        }
+    }
+    fn append(&mut self, other: &Self) {
+        self.0.push_str(&other.0);
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn trim_end_spaces(&mut self) {
+        let b = self.0.as_bytes();
+        let mut n = b.len();
+        loop {
+            if n > 0 && b[n - 1] == b' ' {
+                n -= 1;
+            } else if n >= 2 && matches!(b[n - 1], b't' | b'r') && b[n - 2] == b'\\' {
+                // `\t` or `\r`, unless that backslash is itself escaped (`\\t` is `\` and `t`)
+                let run = b[..n - 1].iter().rev().take_while(|&&c| c == b'\\').count();
+                if run % 2 == 0 {
+                    break;
+                }
+                n -= 2;
+            } else {
+                break;
+            }
+        }
+        self.0.truncate(n);
+    }
+    fn decoded(&mut self) -> Option<&mut String> {
+        None
+    }
+}
+
+/// The escape serde_json writes for a control character.
+fn push_control(out: &mut String, c: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        0x08 => out.push_str("\\b"),
+        0x0C => out.push_str("\\f"),
+        _ => {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(c >> 4)]));
+            out.push(char::from(HEX[usize::from(c & 0xF)]));
+        }
+    }
+}
+
+/// Appends `s` escaped for a JSON string literal (without the quotes).
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    let b = s.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    loop {
+        i = crate::chars::find_json_special(b, i, b.len());
+        if i >= b.len() {
+            break;
+        }
+        out.push_str(&s[run..i]);
+        match b[i] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            c => push_control(out, c),
+        }
+        i += 1;
+        run = i;
+    }
+    out.push_str(&s[run..]);
+}
 
 /// Receives the values the reader finds, in document order.
 pub(crate) trait Build {
     /// A finished value.
     type V;
+    /// A string's text while it is read.
+    type Str: StrBuf;
+    /// An empty string buffer.
+    fn new_str(&self) -> Self::Str;
     /// An array being filled.
     type Arr;
     /// An object being filled.
@@ -20,7 +171,7 @@ pub(crate) trait Build {
     /// the number cannot be represented.
     fn number(&mut self, repaired: &str, raw: &str) -> Self::V;
     /// A string; the buffer is left empty.
-    fn string(&mut self, s: &mut String) -> Self::V;
+    fn string(&mut self, s: &mut Self::Str) -> Self::V;
     /// A string from the input as is.
     fn text(&mut self, s: &str) -> Self::V;
 
@@ -28,7 +179,7 @@ pub(crate) trait Build {
     fn is_object(&self, v: &Self::V) -> bool;
     fn is_array(&self, v: &Self::V) -> bool;
     /// Takes back the last value built, which must be a string, and returns its text.
-    fn take_string(&mut self, v: Self::V) -> String;
+    fn take_string(&mut self, v: Self::V) -> Self::Str;
     /// Forgets the last value built.
     fn discard(&mut self, v: Self::V);
 
@@ -45,8 +196,11 @@ pub(crate) trait Build {
 
     fn obj_begin(&mut self) -> Self::Obj;
     /// The key of the next member, before its value is read; the buffer is left empty.
-    fn obj_key(&mut self, o: &mut Self::Obj, key: &mut String);
+    fn obj_key(&mut self, o: &mut Self::Obj, key: &mut Self::Str);
     fn obj_value(&mut self, o: &mut Self::Obj, v: Self::V);
+    /// Whether the object already has a member with this key (only asked once per text, for
+    /// a key the end of the text cuts off, so it need not be fast).
+    fn obj_has_key(&self, o: &Self::Obj, key: &Self::Str) -> bool;
     /// Drops the member whose key was given last.
     fn obj_abort_member(&mut self, o: &mut Self::Obj);
     fn obj_end(&mut self, o: Self::Obj) -> Self::V;
@@ -56,156 +210,6 @@ pub(crate) trait Build {
     fn obj_last_is_array(&self, o: &Self::Obj) -> bool;
     /// Appends the items of `v` (an array, the last value built) to the last member's array.
     fn obj_extend_last(&mut self, o: &mut Self::Obj, v: Self::V);
-}
-
-// ----- Value ------------------------------------------------------------------------------
-
-/// Builds a `serde_json::Value`.
-pub(crate) struct ValueBuild;
-
-pub(crate) struct ValueObj {
-    map: Map<String, Value>,
-    key: Option<String>,
-    /// Where the last member is when its value is an array (for `obj_extend_last`).
-    last_array: LastArray,
-}
-
-/// Where to find the last member's array.
-pub(crate) enum LastArray {
-    None,
-    /// At this position (a new key).
-    Index(usize),
-    /// Under this key (a key seen before, which keeps its first position).
-    Key(String),
-}
-
-impl Build for ValueBuild {
-    type V = Value;
-    type Arr = Vec<Value>;
-    type Obj = ValueObj;
-
-    fn null(&mut self) -> Value {
-        Value::Null
-    }
-    fn boolean(&mut self, b: bool) -> Value {
-        Value::Bool(b)
-    }
-    fn number(&mut self, repaired: &str, raw: &str) -> Value {
-        // Small integers directly; serde_json stores them with the same digits.
-        let digits = repaired.strip_prefix('-').unwrap_or(repaired);
-        if digits.len() <= 18
-            && !digits.is_empty()
-            && digits.bytes().all(|c| c.is_ascii_digit())
-            && (digits.len() == 1 || !digits.starts_with('0'))
-            && repaired != "-0"
-        {
-            if let Ok(n) = repaired.parse::<i64>() {
-                return Value::Number(n.into());
-            }
-        }
-        match repaired.parse::<Number>() {
-            Ok(n) => Value::Number(n),
-            Err(_) => Value::String(raw.to_owned()),
-        }
-    }
-    fn string(&mut self, s: &mut String) -> Value {
-        // an exact-size copy; the buffer keeps its capacity for the next string
-        let v = Value::String(s.as_str().to_owned());
-        s.clear();
-        v
-    }
-    fn text(&mut self, s: &str) -> Value {
-        Value::String(s.to_owned())
-    }
-    fn is_string(&self, v: &Value) -> bool {
-        v.is_string()
-    }
-    fn is_object(&self, v: &Value) -> bool {
-        v.is_object()
-    }
-    fn is_array(&self, v: &Value) -> bool {
-        v.is_array()
-    }
-    fn take_string(&mut self, v: Value) -> String {
-        match v {
-            Value::String(s) => s,
-            other => other.to_string(),
-        }
-    }
-    fn discard(&mut self, _v: Value) {}
-
-    fn arr_begin(&mut self) -> Vec<Value> {
-        Vec::new()
-    }
-    fn arr_item(&mut self, _a: &mut Vec<Value>) {}
-    fn arr_abort_item(&mut self, _a: &mut Vec<Value>) {}
-    fn arr_push(&mut self, a: &mut Vec<Value>, v: Value) {
-        a.push(v);
-    }
-    fn arr_end(&mut self, a: Vec<Value>) -> Value {
-        Value::Array(a)
-    }
-    fn arr_wrap(&mut self, v: Value) -> Vec<Value> {
-        vec![v]
-    }
-    fn arr_unwrap_single(&mut self, mut a: Vec<Value>) -> Value {
-        a.pop().unwrap_or(Value::Null)
-    }
-
-    fn obj_begin(&mut self) -> ValueObj {
-        ValueObj {
-            map: Map::new(),
-            key: None,
-            last_array: LastArray::None,
-        }
-    }
-    fn obj_key(&mut self, o: &mut ValueObj, key: &mut String) {
-        o.key = Some(key.as_str().to_owned());
-        key.clear();
-    }
-    #[inline]
-    fn obj_value(&mut self, o: &mut ValueObj, v: Value) {
-        if let Some(k) = o.key.take() {
-            o.last_array = if !v.is_array() {
-                LastArray::None
-            } else if o.map.contains_key(&k) {
-                LastArray::Key(k.clone())
-            } else {
-                LastArray::Index(o.map.len())
-            };
-            o.map.insert(k, v);
-        }
-    }
-    fn obj_abort_member(&mut self, o: &mut ValueObj) {
-        o.key = None;
-    }
-    fn obj_end(&mut self, o: ValueObj) -> Value {
-        Value::Object(o.map)
-    }
-    fn obj_reopen(&mut self, v: Value) -> ValueObj {
-        let map = match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        ValueObj {
-            map,
-            key: None,
-            last_array: LastArray::None,
-        }
-    }
-    fn obj_last_is_array(&self, o: &ValueObj) -> bool {
-        !matches!(o.last_array, LastArray::None)
-    }
-    fn obj_extend_last(&mut self, o: &mut ValueObj, v: Value) {
-        let target = match &o.last_array {
-            LastArray::None => None,
-            LastArray::Index(n) => o.map.values_mut().nth(*n),
-            LastArray::Key(k) => o.map.get_mut(k),
-        };
-        if let (Some(Value::Array(items)), Value::Array(more)) = (target, v) {
-            items.extend(more);
-        }
-    }
 }
 
 // ----- text -------------------------------------------------------------------------------
@@ -293,48 +297,15 @@ impl TextBuild {
     }
 }
 
-/// Appends `s` as a JSON string literal, escaped the way serde_json does.
-pub(crate) fn write_escaped(out: &mut String, s: &str) {
-    out.push('"');
-    let b = s.as_bytes();
-    let mut run = 0;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c >= 0x20 && c != b'"' && c != b'\\' {
-            i += 1;
-            continue;
-        }
-        let esc: &str = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0C => "\\f",
-            _ => "",
-        };
-        out.push_str(&s[run..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(c >> 4)]));
-            out.push(char::from(HEX[usize::from(c & 0xF)]));
-        } else {
-            out.push_str(esc);
-        }
-        i += 1;
-        run = i;
-    }
-    out.push_str(&s[run..]);
-    out.push('"');
-}
-
 impl Build for TextBuild {
     type V = TextVal;
+    type Str = Escaped;
     type Arr = TextArr;
     type Obj = TextObj;
+
+    fn new_str(&self) -> Escaped {
+        Escaped::default()
+    }
 
     fn null(&mut self) -> TextVal {
         self.scalar("null")
@@ -345,15 +316,20 @@ impl Build for TextBuild {
     fn number(&mut self, repaired: &str, _raw: &str) -> TextVal {
         self.scalar(repaired)
     }
-    fn string(&mut self, s: &mut String) -> TextVal {
+    fn string(&mut self, s: &mut Escaped) -> TextVal {
         let start = self.out.len();
-        write_escaped(&mut self.out, s);
-        s.clear();
+        self.out.reserve(s.0.len() + 2);
+        self.out.push('"');
+        self.out.push_str(&s.0);
+        self.out.push('"');
+        s.0.clear();
         TextVal::new(start, Kind::Str)
     }
     fn text(&mut self, s: &str) -> TextVal {
         let start = self.out.len();
-        write_escaped(&mut self.out, s);
+        self.out.push('"');
+        escape_into(&mut self.out, s);
+        self.out.push('"');
         TextVal::new(start, Kind::Str)
     }
     fn is_string(&self, v: &TextVal) -> bool {
@@ -365,9 +341,10 @@ impl Build for TextBuild {
     fn is_array(&self, v: &TextVal) -> bool {
         matches!(v.kind(), Kind::Arr(_))
     }
-    fn take_string(&mut self, v: TextVal) -> String {
-        // read the literal just written back (rare: only for keys found late)
-        let text = serde_json::from_str::<String>(&self.out[v.start()..]).unwrap_or_default();
+    fn take_string(&mut self, v: TextVal) -> Escaped {
+        // the literal just written, without its quotes (rare: only for keys found late)
+        let literal = &self.out[v.start()..];
+        let text = Escaped(literal[1..literal.len() - 1].to_owned());
         self.out.truncate(v.start());
         text
     }
@@ -426,18 +403,28 @@ impl Build for TextBuild {
             last: None,
         }
     }
-    fn obj_key(&mut self, o: &mut TextObj, key: &mut String) {
+    fn obj_key(&mut self, o: &mut TextObj, key: &mut Escaped) {
         o.member_start = self.out.len();
         if o.count > 0 {
             self.out.push(',');
         }
-        write_escaped(&mut self.out, key);
-        self.out.push(':');
-        key.clear();
+        self.out.push('"');
+        self.out.push_str(&key.0);
+        self.out.push_str("\":");
+        key.0.clear();
     }
     fn obj_value(&mut self, o: &mut TextObj, v: TextVal) {
         o.count += 1;
         o.last = Some(v.kind());
+    }
+    fn obj_has_key(&self, o: &TextObj, key: &Escaped) -> bool {
+        // the members written so far, closed, are a JSON object
+        let text = format!("{}}}", &self.out[o.start..]);
+        let key = serde_json::from_str::<String>(&format!("\"{}\"", key.0));
+        match (serde_json::from_str::<Value>(&text), key) {
+            (Ok(Value::Object(m)), Ok(k)) => m.contains_key(&k),
+            _ => false,
+        }
     }
     fn obj_abort_member(&mut self, o: &mut TextObj) {
         self.out.truncate(o.member_start);
@@ -471,5 +458,49 @@ impl Build for TextBuild {
         let sep = if prev_empty || new_empty { "" } else { "," };
         self.out.replace_range(v.start() - 1..v.start() + 1, sep);
         o.last = Some(Kind::Arr(prev_empty && new_empty));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(f: impl FnOnce(&mut Escaped)) -> String {
+        let mut e = Escaped::default();
+        f(&mut e);
+        e.0
+    }
+
+    #[test]
+    fn escaped_text_is_what_serde_json_writes() {
+        for text in [
+            "",
+            "plain",
+            "a\"b\\c",
+            "tab\there\nnew\r\u{8}\u{c}",
+            "\u{0}\u{1f}\u{7f}é😀",
+        ] {
+            let want = serde_json::to_string(text).unwrap();
+            let want = &want[1..want.len() - 1];
+            assert_eq!(escaped(|e| e.push_text(text)), want, "{text:?}");
+            assert_eq!(escaped(|e| text.chars().for_each(|c| e.push_char(c))), want);
+        }
+    }
+
+    #[test]
+    fn escaped_trim_keeps_escaped_backslashes() {
+        let trimmed = |text: &str| {
+            escaped(|e| {
+                e.push_text(text);
+                e.trim_end_spaces();
+            })
+        };
+        assert_eq!(trimmed("a \t\r "), "a");
+        assert_eq!(trimmed("a\\t"), "a\\\\t"); // a backslash and a `t`
+        assert_eq!(trimmed("a\\\t"), "a\\\\"); // a backslash, then a tab
+        assert_eq!(trimmed(" \t"), "");
+        let mut plain = String::from("x \t\r");
+        plain.trim_end_spaces();
+        assert_eq!(plain, "x");
     }
 }

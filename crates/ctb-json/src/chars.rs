@@ -1,4 +1,4 @@
-//! Character classes used by the reader. Everything works on bytes of UTF-8 text; the few
+//! Character classes and small byte searches used by the reader. Everything works on bytes of UTF-8 text; the few
 //! non-ASCII characters that matter (typographic quotes, Unicode spaces) are matched by their
 //! UTF-8 encodings.
 
@@ -146,4 +146,146 @@ pub(crate) fn is_url_start(s: &[u8]) -> bool {
         b"irc://",
     ];
     SCHEMES.contains(&s)
+}
+
+/// The number of hexadecimal digits at `i`, at most `max`.
+pub(crate) fn hex_run(b: &[u8], i: usize, max: usize) -> usize {
+    let mut n = 0;
+    while n < max && b.get(i + n).is_some_and(u8::is_ascii_hexdigit) {
+        n += 1;
+    }
+    n
+}
+
+/// The value of a run of hexadecimal digits.
+pub(crate) fn hex_value(b: &[u8]) -> u32 {
+    b.iter().fold(0, |acc, &c| {
+        acc * 16 + char::from(c).to_digit(16).unwrap_or(0)
+    })
+}
+
+/// The first `c` at or after `from`.
+pub(crate) fn find1(b: &[u8], from: usize, c: u8) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&x| x == c)
+        .map(|p| p + from)
+}
+
+/// The first `c1` directly followed by `c2` at or after `from`.
+pub(crate) fn find2(b: &[u8], from: usize, c1: u8, c2: u8) -> Option<usize> {
+    let mut j = from;
+    loop {
+        let p = find1(b, j, c1)?;
+        if b.get(p + 1) == Some(&c2) {
+            return Some(p);
+        }
+        j = p + 1;
+    }
+}
+
+/// The first `"`, backslash or control character (below 0x20) in `b[i..limit]`, or `limit`:
+/// the bytes that end a plain run inside a double-quoted string, and that JSON text must
+/// escape. Eight bytes at a time.
+#[inline]
+pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let limit = limit.min(b.len());
+    while i + 8 <= limit {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        // a byte is flagged when it is zero after the xor (quote, backslash) or below 0x20;
+        // the lowest flagged byte is always a true one
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let found = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        let found = found & HIGH;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < limit && b[i] >= 0x20 && b[i] != b'"' && b[i] != b'\\' {
+        i += 1;
+    }
+    i
+}
+
+/// The end of a number in strict JSON syntax starting at `i`, if there is one.
+#[inline]
+pub(crate) fn strict_number_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while digit(i) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if b.get(i) == Some(&b'.') {
+        if !digit(i + 1) {
+            return None;
+        }
+        i += 1;
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_json_special_agrees_with_a_byte_loop() {
+        let naive = |b: &[u8], i: usize, limit: usize| {
+            (i..limit)
+                .find(|&k| b[k] < 0x20 || b[k] == b'"' || b[k] == b'\\')
+                .unwrap_or(limit)
+        };
+        let mut texts: Vec<Vec<u8>> = vec![b"".to_vec(), b"plain text only".to_vec()];
+        for special in [b'"', b'\\', 0x00, 0x1F, b'\n'] {
+            for at in 0..20 {
+                let mut t = "abcdéfgh\u{7f}ijklmnopqrst".as_bytes().to_vec();
+                t.insert(at.min(t.len()), special);
+                t.push(special); // a second one further on
+                texts.push(t);
+            }
+        }
+        texts.push(vec![0x80, 0xFF, 0x20, 0x21, 0x5B, 0x5D, 0x22]);
+        for t in &texts {
+            for i in 0..=t.len() {
+                for limit in i..=t.len() {
+                    assert_eq!(
+                        find_json_special(t, i, limit),
+                        naive(t, i, limit),
+                        "{t:?} {i}..{limit}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -6,7 +6,12 @@
 //! Markdown fence or in prose. This crate reads all of that into a [`serde_json::Value`]:
 //!
 //! - [`parse`] reads a whole text into a value; [`repair`] writes the same value as compact
-//!   JSON text (directly, without building the value first).
+//!   JSON text (directly, without building the value first, copying what is already valid).
+//! - [`parse_partial`] and [`repair_partial`] read a stream cut off at its end, the way
+//!   `jiter`'s partial mode does: what is complete is kept, what the cut left unfinished is
+//!   left out (a string is kept as far as it goes). [`Input`] says how the end is read.
+//! - [`build`] reads into a value type of your own through a [`Builder`] (no
+//!   `serde_json::Value` in between); [`ValueBuilder`] is the one `parse` uses.
 //! - [`first_object`] and [`first_value`] read the first object (or array) of a longer text and
 //!   say where it starts and ends and whether its closing bracket was really there, the way
 //!   Agent Zero's own extractor reads a reply; [`object_roots`] lists every closed top-level
@@ -38,12 +43,16 @@
 //! ```
 
 mod build;
+mod builder;
 mod chars;
 mod parser;
+mod strict;
+mod tape;
 
 use serde_json::Value;
 
-pub use parser::MAX_DEPTH;
+pub use builder::{Builder, ValueBuilder};
+pub use parser::{MAX_DEPTH, MAX_INPUT};
 
 /// What went wrong while reading JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +73,8 @@ pub enum ErrorKind {
     /// A raw control character other than tab, newline, carriage return, backspace or form
     /// feed inside a string.
     ControlCharacter,
+    /// A text of [`MAX_INPUT`] bytes or more.
+    TooLarge,
 }
 
 /// An error with the byte offset where it was found.
@@ -75,7 +86,7 @@ pub struct Error {
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 7] = [
+    const ALL: [ErrorKind; 8] = [
         ErrorKind::Empty,
         ErrorKind::Unexpected,
         ErrorKind::TooDeep,
@@ -83,6 +94,7 @@ impl ErrorKind {
         ErrorKind::ColonExpected,
         ErrorKind::InvalidEscape,
         ErrorKind::ControlCharacter,
+        ErrorKind::TooLarge,
     ];
 }
 
@@ -137,6 +149,7 @@ impl std::fmt::Display for Error {
             ErrorKind::ColonExpected => "colon expected",
             ErrorKind::InvalidEscape => "invalid unicode escape",
             ErrorKind::ControlCharacter => "control character in string",
+            ErrorKind::TooLarge => "text too large",
         };
         write!(f, "{what} at byte {}", self.offset())
     }
@@ -144,13 +157,66 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// How the reader takes the end of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Input {
+    /// The whole text. What the end cuts off is completed the way jsonrepair does it: a
+    /// member without a value gets `null` (`{"a"` is `{"a": null}`), a number is finished
+    /// (`1.` is `1.0`, `-` is `-0`), a cut-off word is text (`tru` is `"tru"`), and a string
+    /// that ends with a closing bracket it never opened is taken as missing its end quote
+    /// (`{"a": "b}` is `{"a": "b"}`).
+    #[default]
+    Complete,
+    /// A stream cut off at its end (what `jiter`'s partial mode reads, with its
+    /// `trailing-strings` option): a member or item whose value is not complete yet is left
+    /// out (`{"a": 1, "b": tr` is `{"a": 1}`), except a string, which is kept as far as it
+    /// goes, exactly (`{"a": "x, y` is `{"a": "x, y"}`). A number that ends in a digit counts
+    /// as complete (`12` stays `12`); a dangling escape is dropped. Everything before the end
+    /// is read as tolerantly as in [`Input::Complete`].
+    Partial,
+}
+
 /// Reads `input` tolerantly into a value.
 ///
 /// The text may hold prose or a Markdown fence around the value; several values one after
 /// the other (NDJSON, or `{...}{...}`) become an array. Text after a complete object or
 /// array is ignored.
 pub fn parse(input: &str) -> Result<Value, Error> {
-    parser::Parser::new(input, build::ValueBuild).document()
+    build(input, Input::Complete, &mut ValueBuilder)
+}
+
+/// Reads `input`, a stream cut off at its end, into a value: [`parse`] with the end read as
+/// [`Input::Partial`] says. Every member and item complete before the cut is there, with its
+/// final value.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let cut = r#"{"tool_name": "response", "tool_args": {"text": "Hello, wor"#;
+/// assert_eq!(
+///     ctb_json::parse_partial(cut).unwrap(),
+///     json!({"tool_name": "response", "tool_args": {"text": "Hello, wor"}})
+/// );
+/// assert_eq!(ctb_json::parse_partial(r#"[1, 2, tr"#).unwrap(), json!([1, 2]));
+/// ```
+pub fn parse_partial(input: &str) -> Result<Value, Error> {
+    build(input, Input::Partial, &mut ValueBuilder)
+}
+
+/// Reads `input` like [`parse`] (or [`parse_partial`], as `end` says) and gives the value made
+/// by `builder`: your own value type, built directly (see [`Builder`]).
+pub fn build<B: Builder>(input: &str, end: Input, builder: &mut B) -> Result<B::Value, Error> {
+    // strict JSON first: the same result, read much faster; anything else from the start
+    if input.len() < MAX_INPUT {
+        if let Some(v) = strict::build(input, end == Input::Partial, builder) {
+            return Ok(v);
+        }
+    }
+    let mut p = parser::Parser::new(input, end, tape::Tape::new(builder, input));
+    let v = p.document()?;
+    p.out
+        .finish(v)
+        .ok_or_else(|| Error::new(ErrorKind::Empty, input.len()))
 }
 
 /// Repairs `input` into compact, valid JSON text: the value [`parse`] reads, written directly
@@ -158,7 +224,18 @@ pub fn parse(input: &str) -> Result<Value, Error> {
 /// spelled differently, like `1e3` for `1e+3`, and a duplicated key appears twice, the last one
 /// winning).
 pub fn repair(input: &str) -> Result<String, Error> {
-    let mut p = parser::Parser::new(input, build::TextBuild::with_capacity(input.len() + 16));
+    repair_as(input, Input::Complete)
+}
+
+/// Repairs `input`, a stream cut off at its end, into compact JSON text: the value
+/// [`parse_partial`] reads.
+pub fn repair_partial(input: &str) -> Result<String, Error> {
+    repair_as(input, Input::Partial)
+}
+
+fn repair_as(input: &str, end: Input) -> Result<String, Error> {
+    let out = build::TextBuild::with_capacity(input.len() + 16);
+    let mut p = parser::Parser::new(input, end, out);
     p.document()?;
     Ok(p.out.out)
 }
@@ -251,9 +328,11 @@ fn root_starts(text: &str) -> Vec<usize> {
 }
 
 fn read_root_at(text: &str, start: usize) -> Option<FirstValue> {
-    let mut p = parser::Parser::new(text, build::ValueBuild);
+    let mut builder = ValueBuilder;
+    let mut p = parser::Parser::new(text, Input::Complete, tape::Tape::new(&mut builder, text));
     p.i = start;
-    let value = p.root_value().ok()??;
+    let root = p.root_value().ok()??;
+    let value = p.out.finish(root)?;
     let closed = p.last_closed;
     let mut end = p.i;
     if closed && text.as_bytes().get(end) == Some(&b'}') && value.is_object() {

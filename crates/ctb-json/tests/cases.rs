@@ -1,13 +1,14 @@
 //! Data-driven cases: every file in `tests/data/cases/` holds named inputs; one snapshot per
-//! file records what `parse` (or, for `first_object.txt`, `first_object` and `object_roots`)
-//! makes of each.
+//! file records what `parse` makes of each (for `first_*.txt`, `first_object` and
+//! `object_roots`; for `partial*.txt`, `parse` and `parse_partial`).
 //!
 //! File format: lines before the first case are comments. A case starts with `=== title`; its
 //! input is every following line up to the next case, without the last newline. A title
 //! ending in `[escaped]` takes one line with `\n`, `\t`, `\r`, `\\` and `\u{...}` escapes.
 //!
 //! Besides the snapshot, every case is checked for invariants: `repair` prints JSON that
-//! serde_json reads back to the same value, and error offsets lie inside the input.
+//! serde_json reads back to what `parse` gives (and `repair_partial` to what `parse_partial`
+//! gives), and error offsets lie inside the input.
 
 use std::fmt::Write as _;
 
@@ -71,19 +72,36 @@ fn read_cases(text: &str) -> Vec<Case> {
         .collect()
 }
 
+type Repair = fn(&str) -> Result<String, ctb_json::Error>;
+type Parse = fn(&str) -> Result<serde_json::Value, ctb_json::Error>;
+
 fn check_invariants(case: &Case) {
-    match ctb_json::repair(&case.input) {
-        Ok(text) => {
-            let back: serde_json::Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{}: repaired text is not JSON: {e}", case.title));
-            assert_eq!(
-                Some(back),
-                ctb_json::parse(&case.input).ok(),
-                "{}: repair and parse disagree",
-                case.title
-            );
+    let pairs: [(Repair, Parse); 2] = [
+        (ctb_json::repair, ctb_json::parse),
+        (ctb_json::repair_partial, ctb_json::parse_partial),
+    ];
+    for (repair, parse) in pairs {
+        match repair(&case.input) {
+            Ok(text) => {
+                let back: serde_json::Value = serde_json::from_str(&text)
+                    .unwrap_or_else(|e| panic!("{}: repaired text is not JSON: {e}", case.title));
+                assert_eq!(
+                    Some(back),
+                    parse(&case.input).ok(),
+                    "{}: repair and parse disagree",
+                    case.title
+                );
+            }
+            Err(e) => {
+                assert!(e.offset() <= case.input.len(), "{}: offset", case.title);
+                assert_eq!(
+                    Err(e),
+                    parse(&case.input),
+                    "{}: repair and parse",
+                    case.title
+                );
+            }
         }
-        Err(e) => assert!(e.offset() <= case.input.len(), "{}: offset", case.title),
     }
     if let Some(first) = ctb_json::first_object(&case.input) {
         assert!(first.start < first.end && first.end <= case.input.len());
@@ -93,12 +111,29 @@ fn check_invariants(case: &Case) {
 }
 
 fn describe_parse(case: &Case) -> String {
-    match ctb_json::parse(&case.input) {
-        Ok(v) => format!("value: {v}"),
+    describe(ctb_json::parse(&case.input), "value", case)
+}
+
+fn describe_partial(case: &Case) -> String {
+    format!(
+        "{}\n{}",
+        describe(ctb_json::parse(&case.input), "whole", case),
+        describe(ctb_json::parse_partial(&case.input), "partial", case)
+    )
+}
+
+fn describe(got: Result<serde_json::Value, ctb_json::Error>, label: &str, case: &Case) -> String {
+    match got {
+        Ok(v) => format!("{label}: {v}"),
         Err(e) => {
             let (line, col) = e.line_col(&case.input);
+            let label = if label == "value" {
+                String::new()
+            } else {
+                format!("{label}: ")
+            };
             format!(
-                "error: {:?} at byte {} (line {line}, column {col})",
+                "{label}error: {:?} at byte {} (line {line}, column {col})",
                 e.kind(),
                 e.offset()
             )
@@ -133,17 +168,21 @@ fn describe_first(case: &Case) -> String {
 fn cases() {
     insta::glob!("data/cases/*.txt", |path| {
         let text = std::fs::read_to_string(path).expect("fixture");
-        let first = path
+        let name = path
             .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("first_"));
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let describe: fn(&Case) -> String = if name.starts_with("first_") {
+            describe_first
+        } else if name.starts_with("partial") {
+            describe_partial
+        } else {
+            describe_parse
+        };
         let mut out = String::new();
         for case in read_cases(&text) {
             check_invariants(&case);
-            let what = if first {
-                describe_first(&case)
-            } else {
-                describe_parse(&case)
-            };
+            let what = describe(&case);
             let input = serde_json::Value::String(case.input.clone());
             let _ = writeln!(out, "=== {}\ninput: {input}\n{what}\n", case.title);
         }

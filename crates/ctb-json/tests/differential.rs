@@ -154,6 +154,11 @@ fn assert_same_as_serde(text: &str, what: &str) {
     let want: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let got = ctb_json::parse(text).unwrap_or_else(|e| panic!("{what}: {e}\n{text}"));
     assert_eq!(got, want, "{what}\n{text}");
+    // `parse` reads strict JSON on a fast path; a leading comment, which strict JSON does not
+    // allow, makes it take the tolerant reader, which must give the same
+    let tolerant = ctb_json::parse(&format!("/**/{text}"))
+        .unwrap_or_else(|e| panic!("{what}: tolerant: {e}\n{text}"));
+    assert_eq!(tolerant, want, "{what}: tolerant\n{text}");
     let repaired = ctb_json::repair(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let back: Value = serde_json::from_str(&repaired).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(back, want, "{what}: repair\n{repaired}");

@@ -231,3 +231,27 @@ fn random_bytes_never_panic() {
         let _ = ctb_json::first_value(&text);
     }
 }
+
+#[test]
+fn several_values_stay_within_the_depth_limit() {
+    // a second value nested as deep as allowed: wrapped into the array of all values it would
+    // be one level too deep for serde_json to read back
+    let deep = format!(
+        "{}1{}",
+        "[".repeat(ctb_json::MAX_DEPTH - 1),
+        "]".repeat(ctb_json::MAX_DEPTH - 1)
+    );
+    let e = parse(&format!("{{\"a\": null}}\n{deep}")).expect_err("too deep inside the array");
+    assert_eq!(e.kind(), ctb_json::ErrorKind::TooDeep);
+    // the first value as deep as allowed: what follows is ignored
+    let v = parse(&format!("{deep}\n{{\"a\": null}}")).expect("the first value");
+    assert!(v.is_array() && v[0].is_array());
+    // one level less fits
+    let fits = format!(
+        "{}1{}",
+        "[".repeat(ctb_json::MAX_DEPTH - 2),
+        "]".repeat(ctb_json::MAX_DEPTH - 2)
+    );
+    let v = parse(&format!("{{\"a\": null}}\n{fits}")).expect("fits");
+    assert_eq!(v[0], json!({"a": null}));
+}

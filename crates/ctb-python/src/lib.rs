@@ -21,6 +21,7 @@
 //! ```
 
 mod convert;
+mod json;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -477,6 +478,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(translate, m)?)?;
     m.add_function(wrap_pyfunction!(first_call, m)?)?;
+    m.add_function(wrap_pyfunction!(json::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(json::repair_json, m)?)?;
     m.add("BridgeError", m.py().get_type::<BridgeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -3,7 +3,8 @@
 //! One small seeded generator (SplitMix64) and the random chunking the streaming tests use,
 //! so every harness draws the same way and no test needs a `rand` dependency; the one
 //! simulated provider ([`provider_cut`]); the one way harnesses find and read their fixture
-//! files ([`files`]); and a generator of call-shaped replies ([`replies`]).
+//! files ([`files`]); a generator of call-shaped replies ([`replies`]); and [`ratio`], speed
+//! ratios with targets for benches.
 //!
 //! ```
 //! use ctb_testkit::{Rng, random_chunks};
@@ -14,6 +15,8 @@
 //! assert_eq!(pieces.concat(), text);
 //! assert!(pieces.iter().all(|p| !p.is_empty()));
 //! ```
+
+pub mod ratio;
 
 use std::path::{Path, PathBuf};
 

@@ -20,6 +20,8 @@ from ._native import (
     TurnPlan,
     __version__,
     first_call,
+    loads,
+    repair_json,
     translate,
 )
 
@@ -32,5 +34,7 @@ __all__ = [
     "TurnPlan",
     "__version__",
     "first_call",
+    "loads",
+    "repair_json",
     "translate",
 ]

@@ -16,6 +16,8 @@ __all__ = [
     "TurnPlan",
     "__version__",
     "first_call",
+    "loads",
+    "repair_json",
     "translate",
 ]
 
@@ -161,3 +163,19 @@ def first_call(reply: str, catalog: Catalog) -> _ToolCall | None:
     Zero's request shape (for other harnesses): its family, the tool name, the arguments
     typed by the catalog, the prose before it, and `span`, the call's start and end indices
     in `reply`. None when the reply holds no usable call."""
+
+def loads(text: str, partial: bool = False) -> Any:
+    """The value of `text`, read tolerantly: JSON as language models write it (single quotes,
+    unquoted keys, comments, trailing commas, Python literals, missing quotes and brackets,
+    prose or a code fence around it). Objects are dicts (a repeated key keeps its first place
+    and its last value), numbers are int (any size) or float.
+
+    With `partial=True`, `text` is a stream cut off at its end (as jiter's
+    `partial_mode="trailing-strings"`): what is complete is kept, an unfinished string as far
+    as it goes, and an unfinished number, keyword, key or member is left out.
+
+    Raises ValueError (one line, with line and column) when no value can be read."""
+
+def repair_json(text: str) -> str:
+    """`text` repaired into compact, valid JSON: the value `loads(text)` gives, as JSON text
+    (`json.loads(repair_json(t)) == loads(t)`). Raises ValueError when no value can be read."""
