@@ -1,6 +1,7 @@
 //! Valid JSON: whatever serde_json accepts, `parse` reads to the same value (and `repair`
 //! writes text that reads back to it). And whatever `parse` reads, printed by serde_json
-//! (compact and pretty), reads back to the same value.
+//! (compact and pretty), reads back to the same value, and `to_string_pretty` prints it as
+//! serde_json does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -37,6 +38,8 @@ fuzz_target!(|data: &[u8]| {
         same(&v.to_string(), &v);
         if let Ok(pretty) = serde_json::to_string_pretty(&v) {
             same(&pretty, &v);
+            // the crate's writer prints what serde_json prints
+            assert_eq!(ctb_json::to_string_pretty(&v, "  "), pretty, "{text:?}");
         }
     }
 });

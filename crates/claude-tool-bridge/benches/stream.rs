@@ -1,11 +1,19 @@
 //! The early stop's cost: a 1 MB reply (prose, then one call whose `content` holds almost all
-//! of it) fed to a [`Session`] in 16-byte deltas versus in one piece. The ratio of the two
-//! should stay under 2; the per-delta cost is the 16-byte time divided by the delta count.
+//! of it) fed to a [`Session`] in 16-byte deltas versus in one piece; the per-delta cost is
+//! the 16-byte time divided by the delta count.
+//!
+//! | name | measured | against | target |
+//! |---|---|---|---|
+//! | `stream_1mb_deltas_vs_one_piece` | the reply in 16-byte deltas | the reply in one piece | <= 1.2 |
+//!
+//! Written to `target/ctb-bench/<name>.json` (see `ctb_testkit::ratio`).
 
 use std::hint::black_box;
 
+use std::time::Duration;
+
 use claude_tool_bridge::{Catalog, Config, Session};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput};
 
 const MODEL: &str = "anthropic/claude-sonnet-5-5";
 const SIZE: usize = 1 << 20;
@@ -74,5 +82,36 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+/// The ratio with its target (see the module doc).
+fn ratios() {
+    let text = reply();
+    let catalog = Catalog::agent_zero();
+    let whole = [text.as_str()];
+    let small = deltas(&text, DELTA);
+    let ratio = ctb_testkit::ratio::measure(
+        "stream_1mb_deltas_vs_one_piece",
+        "a 1 MB reply fed to a session in 16-byte deltas vs in one piece",
+        ("16-byte deltas", "one piece"),
+        1.2,
+        Duration::from_secs(4),
+        || {
+            black_box(run(black_box(&small), &catalog));
+        },
+        || {
+            black_box(run(black_box(&whole), &catalog));
+        },
+    );
+    if let Err(e) = ratio.report() {
+        eprintln!("cannot write the ratio report: {e}");
+    }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--test" || a == "--list");
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+    if !quick {
+        ratios();
+    }
+}

@@ -1,10 +1,20 @@
-//! `translate` on replies of growing size with one call at the end: the median for a 4 KB
-//! reply is the number to watch (target: under 10 µs), and the sizes show it is linear.
+//! `translate` on replies of growing size with one call at the end (the sizes show it is
+//! linear), its parts on the 4 KB reply, and the ratio the bridge promises:
+//!
+//! | name | measured | against | target |
+//! |---|---|---|---|
+//! | `translate_4k_vs_serde_json` | `translate` of the 4 KB reply with a leaked call | serde_json reading the JSON request it becomes (default-features value, [`DefaultValue`]) | <= 1.0 |
+//!
+//! The bridge reads the markup, types the arguments and writes the request; serde_json only
+//! reads the request. Written to `target/ctb-bench/<name>.json` (see `ctb_testkit::ratio`).
 
 use std::hint::black_box;
 
+use std::time::Duration;
+
 use claude_tool_bridge::{Catalog, translate};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput};
+use ctb_testkit::DefaultValue;
 
 /// A reply of about `size` bytes: prose lines, then one call with typed arguments.
 fn reply(size: usize) -> String {
@@ -48,5 +58,36 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+/// The ratio with its target (see the module doc).
+fn ratios() {
+    let catalog = Catalog::agent_zero();
+    let text = reply(4 << 10);
+    let request = translate(&text, &catalog).reply;
+    assert!(serde_json::from_str::<DefaultValue>(&request).is_ok());
+    let ratio = ctb_testkit::ratio::measure(
+        "translate_4k_vs_serde_json",
+        "translate of a 4 KB reply with a leaked call vs serde_json reading its JSON request",
+        ("translate", "serde_json"),
+        1.0,
+        Duration::from_secs(3),
+        || {
+            black_box(translate(black_box(&text), &catalog).reply.len());
+        },
+        || {
+            black_box(serde_json::from_str::<DefaultValue>(black_box(&request)).is_ok());
+        },
+    );
+    if let Err(e) = ratio.report() {
+        eprintln!("cannot write the ratio report: {e}");
+    }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--test" || a == "--list");
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+    if !quick {
+        ratios();
+    }
+}

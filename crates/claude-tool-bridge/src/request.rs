@@ -80,11 +80,5 @@ pub(crate) fn default_headline(tool: &str, args: &Map<String, Value>) -> String 
 /// assert_eq!(text, "{\n    \"tool_name\": \"response\"\n}");
 /// ```
 pub fn render_request(request: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-    match serde::Serialize::serialize(request, &mut ser) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| request.to_string()),
-        Err(_) => request.to_string(),
-    }
+    ctb_json::to_string_pretty(request, "    ")
 }

@@ -94,8 +94,40 @@ struct Turn {
     scanner: Scanner,
     /// The early stop: the length of the text handed back and the decision made on it.
     early: Option<(usize, Decision)>,
-    /// The early stop answered already, or gave up on this reply.
+    /// `feed` does nothing more: the model is not covered, the early stop is off, or it
+    /// answered already or gave up on this reply.
     done: bool,
+}
+
+impl Turn {
+    /// The delta that fills the window: what fits is the last the bridge reads.
+    #[cold]
+    fn feed_last(&mut self, delta: &str, catalog: &Catalog) -> Option<String> {
+        self.done = true;
+        let mut take = MAX_REPLY_BYTES - self.buffer.len();
+        while !delta.is_char_boundary(take) {
+            take -= 1;
+        }
+        let piece = &delta[..take];
+        self.buffer.push_str(piece);
+        if holds_gt(piece.as_bytes()) {
+            self.look(catalog)
+        } else {
+            None
+        }
+    }
+
+    /// Scans what has arrived for a complete first call (see [`early_stop_for`]); a panic
+    /// gives up on this reply's early stop.
+    fn look(&mut self, catalog: &Catalog) -> Option<String> {
+        let stop = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            early_stop_for(self, catalog)
+        }));
+        stop.unwrap_or_else(|_| {
+            self.done = true;
+            None
+        })
+    }
 }
 
 /// One agent's bridge state.
@@ -177,6 +209,7 @@ impl Session {
         self.turn = Some(Turn {
             covered,
             sent,
+            done: !covered || !self.config.early_stop,
             ..Turn::default()
         });
         TurnPlan { covered, stops }
@@ -194,36 +227,22 @@ impl Session {
     /// decision made here. Every byte is read a bounded number of times whatever the deltas,
     /// and the answer does not depend on how the reply was split. Past [`MAX_REPLY_BYTES`] the
     /// stream is left alone.
+    #[inline]
     pub fn feed(&mut self, delta: &str, catalog: &Catalog) -> Option<String> {
-        let early_stop = self.config.early_stop;
+        // The path every delta takes is kept small enough to inline into the caller's loop:
+        // store the delta, and look further only when it holds a `>`.
         let turn = self.turn.as_mut()?;
-        if turn.done || !turn.covered || !early_stop || delta.is_empty() {
+        if turn.done {
             return None;
         }
-        let room = MAX_REPLY_BYTES - turn.buffer.len();
-        let mut take = delta.len().min(room);
-        while !delta.is_char_boundary(take) {
-            take -= 1;
+        if delta.len() > MAX_REPLY_BYTES - turn.buffer.len() {
+            return turn.feed_last(delta, catalog);
         }
-        let piece = &delta[..take];
-        turn.buffer.push_str(piece);
-        let full = take < delta.len();
-        if full {
-            turn.done = true;
-        }
-        if !holds_gt(piece.as_bytes()) {
+        turn.buffer.push_str(delta);
+        if !holds_gt(delta.as_bytes()) {
             return None;
         }
-        let stop = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            early_stop_for(turn, catalog)
-        }));
-        match stop {
-            Ok(stop) => stop,
-            Err(_) => {
-                turn.done = true;
-                None
-            }
-        }
+        turn.look(catalog)
     }
 
     /// Decides what to do with the finished reply (the text [`Session::feed`] returned when
@@ -385,12 +404,21 @@ impl Session {
 
 /// Whether `bytes` holds a `>`: a plain loop for a streamed delta (a few bytes, where setting
 /// up a vectorised search costs more than it saves), `memchr` for longer text.
+#[inline]
 fn holds_gt(bytes: &[u8]) -> bool {
-    if bytes.len() < 64 {
-        bytes.contains(&b'>')
-    } else {
-        memchr::memchr(b'>', bytes).is_some()
+    // Eight bytes at a time (a delta is a few dozen bytes: no call into `memchr`).
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w) ^ (ONES * u64::from(b'>'));
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            return true;
+        }
     }
+    words.remainder().contains(&b'>')
 }
 
 /// The early stop for what `turn` has received: when the first call is complete and

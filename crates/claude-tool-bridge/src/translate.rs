@@ -377,10 +377,18 @@ fn split_thoughts(prose: &str) -> Vec<String> {
     } else {
         prose
     };
+    // Paragraphs are found as spans of the prose and copied once each (a paragraph's lines
+    // keep their own line breaks; a carriage return before a line break goes, as `lines`
+    // drops it).
     let mut out = Vec::new();
-    let mut current = String::new();
+    let mut para: Option<(usize, usize)> = None;
     let mut fence: Option<&str> = None;
-    for line in prose.lines() {
+    let mut at = 0;
+    for raw in prose.split_inclusive('\n') {
+        let start = at;
+        at += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
         let trimmed = line.trim_start();
         let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
         match (fence, marker) {
@@ -389,24 +397,35 @@ fn split_thoughts(prose: &str) -> Vec<String> {
             _ => {}
         }
         if fence.is_none() && marker.is_none() && line.trim().is_empty() {
-            push_thought(&mut out, &mut current);
+            push_thought(&mut out, prose, para.take());
             continue;
         }
-        if !current.is_empty() {
-            current.push('\n');
-        }
-        current.push_str(line);
+        let end = start + line.len();
+        para = Some(para.map_or((start, end), |(s, _)| (s, end)));
     }
-    push_thought(&mut out, &mut current);
+    push_thought(&mut out, prose, para);
     out
 }
 
-fn push_thought(out: &mut Vec<String>, current: &mut String) {
-    let t = current.trim();
-    if !t.is_empty() {
+fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>) {
+    let Some((start, end)) = para else {
+        return;
+    };
+    let t = prose[start..end].trim();
+    if t.is_empty() {
+        return;
+    }
+    if t.contains('\r') {
+        // Line by line, as `lines` reads them.
+        let joined: Vec<&str> = t.lines().collect();
+        let joined = joined.join("\n");
+        let t = joined.trim();
+        if !t.is_empty() {
+            out.push(t.to_owned());
+        }
+    } else {
         out.push(t.to_owned());
     }
-    current.clear();
 }
 
 /// A `thoughts` parameter: a JSON array of strings, or plain text split into lines.
@@ -459,5 +478,56 @@ mod tests {
         let req = r#"{"tool_name": "response", "tool_args": {}}"#;
         assert!(holds_json_request(&format!("{}{req}", "{a\n".repeat(7))));
         assert!(!holds_json_request(&format!("{}{req}", "{a\n".repeat(8))));
+    }
+
+    /// Paragraphs as the plain line-by-line reading gives them (what `split_thoughts` must
+    /// agree with).
+    fn thoughts_line_by_line(prose: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::new();
+        let mut fence: Option<&str> = None;
+        let flush = |current: &mut String, out: &mut Vec<String>| {
+            let t = current.trim();
+            if !t.is_empty() {
+                out.push(t.to_owned());
+            }
+            current.clear();
+        };
+        for line in prose.lines() {
+            let trimmed = line.trim_start();
+            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+            match (fence, marker) {
+                (None, Some(m)) => fence = Some(m),
+                (Some(open), Some(m)) if open == m => fence = None,
+                _ => {}
+            }
+            if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+                flush(&mut current, &mut out);
+                continue;
+            }
+            if !current.is_empty() {
+                current.push('\n');
+            }
+            current.push_str(line);
+        }
+        flush(&mut current, &mut out);
+        out
+    }
+
+    #[test]
+    fn thoughts_are_the_paragraphs_line_by_line() {
+        let pieces = [
+            "a", " b", "\n", "\r\n", "\r", "  \n", "```", "~~~", "\t", "é", "\n\n",
+        ];
+        let mut rng = ctb_testkit::Rng::new(7);
+        for _ in 0..20_000 {
+            let n = rng.below(12);
+            let prose: String = (0..n).map(|_| rng.pick(&pieces).to_owned()).collect();
+            assert_eq!(
+                super::split_thoughts(&prose),
+                thoughts_line_by_line(&prose),
+                "{prose:?}"
+            );
+        }
     }
 }

@@ -18,26 +18,19 @@
 //! | `parse_valid_1mb_vs_jsonrepair_rs` | `ctb_json::parse` of 1 MB of valid JSON | `jsonrepair_rs::jsonrepair_value` | <= 0.5 |
 //!
 //! Why [`DefaultValue`]: the target compares with serde_json "with default features", but one
-//! bench binary links one serde_json, and the workspace turns on `preserve_order` (an
-//! `IndexMap` with SipHash for every object) and `arbitrary_precision` (every number kept as
-//! text). serde_json's `Value` with default features is a `BTreeMap` of owned strings and plain
-//! `u64`/`i64`/`f64` numbers; [`DefaultValue`] is that type, filled through the same
-//! `deserialize_any` path `Value` uses, so serde_json does the same scanning, unescaping and
-//! allocating as in a default build. One difference remains: in this build serde_json hands
-//! numbers over as text (the `arbitrary_precision` path), which [`DefaultValue`] turns back into
-//! a number, at the cost of one small allocation per number; the 4 KB tool request holds one.
-//! `IgnoredAny` or a borrowed `RawValue` would be no comparison: they skip the unescaping and
-//! allocating that `repair` has to do.
+//! bench binary links one serde_json, with the workspace's features; [`DefaultValue`] (in
+//! `ctb-testkit`, which says more) is the default-features `Value`. The 4 KB tool request holds
+//! one number. `IgnoredAny` or a borrowed `RawValue` would be no comparison: they skip the
+//! unescaping and allocating that `repair` has to do.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use ctb_testkit::DefaultValue;
 use ctb_testkit::Rng;
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 const WORDS: [&str; 12] = [
     "alpha", "terminal", "session", "memory", "query", "the", "file", "list", "résumé", "path",
@@ -162,89 +155,6 @@ fn tool_args_2k_valid() -> String {
 /// A valid 4 KB tool request (`code_execution_tool`, pretty-printed), whose code string holds
 /// escaped quotes, backslashes, `\n` and `\u` escapes: the prefix test's document.
 const TOOL_ARGS_4K: &str = include_str!("../tests/data/prefixes/tool_args_4k.json");
-
-/// What serde_json's `Value` is when serde_json is built with default features: objects in a
-/// `BTreeMap`, numbers as `u64`/`i64`/`f64` (see the module doc for why the bench needs it).
-#[derive(Debug)]
-// the fields are only built, to cost what building `Value` costs
-#[allow(dead_code)]
-enum DefaultValue {
-    Null,
-    Bool(bool),
-    U64(u64),
-    I64(i64),
-    F64(f64),
-    String(String),
-    Array(Vec<DefaultValue>),
-    Object(BTreeMap<String, DefaultValue>),
-}
-
-/// serde_json's name for a number handed over as text (`arbitrary_precision`).
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
-
-impl<'de> Deserialize<'de> for DefaultValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(DefaultVisitor)
-    }
-}
-
-struct DefaultVisitor;
-
-impl<'de> Visitor<'de> for DefaultVisitor {
-    type Value = DefaultValue;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::I64(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::U64(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::F64(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::Null)
-    }
-    fn visit_none<E>(self) -> Result<DefaultValue, E> {
-        Ok(DefaultValue::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DefaultValue, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(DefaultValue::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DefaultValue, A::Error> {
-        let mut members = BTreeMap::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == NUMBER_TOKEN {
-                let text: String = map.next_value()?;
-                return Ok(if let Ok(n) = text.parse() {
-                    DefaultValue::U64(n)
-                } else if let Ok(n) = text.parse() {
-                    DefaultValue::I64(n)
-                } else {
-                    DefaultValue::F64(text.parse().unwrap_or(f64::NAN))
-                });
-            }
-            members.insert(key, map.next_value()?);
-        }
-        Ok(DefaultValue::Object(members))
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let inputs: Vec<(&str, String, bool)> = vec![

@@ -79,7 +79,7 @@ impl StrBuf for Escaped {
         match c {
             '"' => self.0.push_str("\\\""),
             '\\' => self.0.push_str("\\\\"),
-            c if u32::from(c) < 0x20 => push_control(&mut self.0, c as u8),
+            c if u32::from(c) < 0x20 => push_escape(&mut self.0, c as u8),
             c => self.0.push(c),
         }
     }
@@ -113,41 +113,80 @@ impl StrBuf for Escaped {
     }
 }
 
-/// The escape serde_json writes for a control character.
-fn push_control(out: &mut String, c: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+/// The escape serde_json writes for each control character.
+const CONTROL_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007", "\\b",
+    "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012",
+    "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a",
+    "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
+/// Appends the escape serde_json writes for a byte JSON text must escape (`"`, `\\`, below
+/// 0x20). The common ones are written as constants, which the compiler copies inline.
+#[inline]
+fn push_escape(out: &mut String, c: u8) {
     match c {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
         b'\n' => out.push_str("\\n"),
-        b'\r' => out.push_str("\\r"),
         b'\t' => out.push_str("\\t"),
-        0x08 => out.push_str("\\b"),
-        0x0C => out.push_str("\\f"),
-        _ => {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(c >> 4)]));
-            out.push(char::from(HEX[usize::from(c & 0xF)]));
-        }
+        b'\r' => out.push_str("\\r"),
+        c => out.push_str(CONTROL_ESCAPES[usize::from(c & 0x1F)]),
     }
 }
 
 /// Appends `s` escaped for a JSON string literal (without the quotes).
+///
+/// Eight bytes at a time: a word that lies on character boundaries is appended whole (a copy
+/// of constant size, with no call into `memcpy`) and, when it holds a byte to escape, cut back
+/// to that byte, which is then escaped. Text dense with escapes (code, with its quotes and line
+/// breaks) costs a few instructions per escape instead of a `memcpy` call per run.
 pub(crate) fn escape_into(out: &mut String, s: &str) {
     let b = s.as_bytes();
-    let mut run = 0;
+    out.reserve(b.len() + 2);
     let mut i = 0;
-    loop {
-        i = crate::chars::find_json_special(b, i, b.len());
-        if i >= b.len() {
-            break;
+    while i + 8 <= b.len() {
+        let found = crate::chars::json_special_mask(b, i);
+        if let Some(word) = s.get(i..i + 8) {
+            out.push_str(word);
+            if found == 0 {
+                i += 8;
+                continue;
+            }
+            let k = (found.trailing_zeros() / 8) as usize;
+            out.truncate(out.len() - 8 + k);
+            push_escape(out, b[i + k]);
+            i += k + 1;
+            continue;
         }
-        out.push_str(&s[run..i]);
-        match b[i] {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            c => push_control(out, c),
+        // A character straddles the word's end: up to the special byte, or the whole word
+        // without its cut character.
+        let stop = if found == 0 {
+            i + 8
+        } else {
+            i + (found.trailing_zeros() / 8) as usize
+        };
+        let mut end = stop;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(&s[i..end]);
+        if end == stop && found != 0 {
+            push_escape(out, b[end]);
+            i = end + 1;
+        } else {
+            i = end;
+        }
+    }
+    let mut run = i;
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x20 || c == b'"' || c == b'\\' {
+            out.push_str(&s[run..i]);
+            push_escape(out, c);
+            run = i + 1;
         }
         i += 1;
-        run = i;
     }
     out.push_str(&s[run..]);
 }
@@ -502,5 +541,32 @@ mod tests {
         let mut plain = String::from("x \t\r");
         plain.trim_end_spaces();
         assert_eq!(plain, "x");
+    }
+
+    #[test]
+    fn escape_into_writes_what_serde_json_writes() {
+        let pieces = [
+            "a", "é", "中", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", " ",
+        ];
+        // every string of up to four pieces, at every offset from a word boundary
+        let mut texts = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in pieces {
+                        texts.push(format!("{a}{b}{c}{d}"));
+                    }
+                }
+            }
+        }
+        for text in texts {
+            for pad in 0..9 {
+                let s = format!("{}{text}{}", "x".repeat(pad), "y".repeat(9 - pad));
+                let mut out = String::from("<");
+                escape_into(&mut out, &s);
+                let want = serde_json::to_string(&s).expect("serde_json writes it");
+                assert_eq!(out, format!("<{}", &want[1..want.len() - 1]), "{s:?}");
+            }
+        }
     }
 }

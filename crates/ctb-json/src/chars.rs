@@ -189,21 +189,9 @@ pub(crate) fn find2(b: &[u8], from: usize, c1: u8, c2: u8) -> Option<usize> {
 /// escape. Eight bytes at a time.
 #[inline]
 pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let limit = limit.min(b.len());
     while i + 8 <= limit {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
-        let w = u64::from_le_bytes(word);
-        // a byte is flagged when it is zero after the xor (quote, backslash) or below 0x20;
-        // the lowest flagged byte is always a true one
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        let found = found & HIGH;
+        let found = json_special_mask(b, i);
         if found != 0 {
             return i + (found.trailing_zeros() / 8) as usize;
         }
@@ -213,6 +201,24 @@ pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The eight bytes `b[i..i + 8]` as a mask with the high bit of each byte's lane set for the
+/// bytes JSON text must escape (`"`, backslash, below 0x20): zero when there is none, and the
+/// lowest set lane is always a true one (lanes above it may be false alarms).
+#[inline]
+pub(crate) fn json_special_mask(b: &[u8], i: usize) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[i..i + 8]);
+    let w = u64::from_le_bytes(word);
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let found = (quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w);
+    found & HIGH
 }
 
 /// The end of a number in strict JSON syntax starting at `i`, if there is one.

@@ -16,6 +16,8 @@
 //!   say where it starts and ends and whether its closing bracket was really there, the way
 //!   Agent Zero's own extractor reads a reply; [`object_roots`] lists every closed top-level
 //!   object, as Agent Zero's `extract_json_root_strings` does.
+//! - [`to_string_pretty`] and [`write_string`] write JSON text exactly as serde_json does, with
+//!   strings copied in runs rather than byte by byte.
 //!
 //! Valid JSON reads to exactly the value `serde_json` gives, and everything JSON5 accepts to
 //! JSON5's value (both tested differentially). For broken JSON the rules follow jsonrepair,
@@ -48,11 +50,13 @@ mod chars;
 mod parser;
 mod strict;
 mod tape;
+mod write;
 
 use serde_json::Value;
 
 pub use builder::{Builder, ValueBuilder};
 pub use parser::{MAX_DEPTH, MAX_INPUT};
+pub use write::{to_string_pretty, write_string};
 
 /// What went wrong while reading JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -162,6 +162,18 @@ fn assert_same_as_serde(text: &str, what: &str) {
     let repaired = ctb_json::repair(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let back: Value = serde_json::from_str(&repaired).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(back, want, "{what}: repair\n{repaired}");
+    // the writer prints what serde_json prints, byte for byte
+    for indent in ["    ", "  ", ""] {
+        let mut serde_text = Vec::new();
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        let mut ser = serde_json::Serializer::with_formatter(&mut serde_text, fmt);
+        serde::Serialize::serialize(&want, &mut ser).expect("serde_json writes it");
+        assert_eq!(
+            ctb_json::to_string_pretty(&want, indent),
+            String::from_utf8(serde_text).expect("UTF-8"),
+            "{what}: to_string_pretty with indent {indent:?}"
+        );
+    }
 }
 
 #[test]

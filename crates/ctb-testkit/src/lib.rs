@@ -16,7 +16,10 @@
 //! assert!(pieces.iter().all(|p| !p.is_empty()));
 //! ```
 
+pub mod default_value;
 pub mod ratio;
+
+pub use default_value::DefaultValue;
 
 use std::path::{Path, PathBuf};
 
