@@ -176,15 +176,19 @@ pub(crate) fn is_name_byte(b: u8) -> bool {
 }
 
 /// Whether `text[at..]` starts with `lit`: `Ready(true)`/`Ready(false)` once decided, `Pending`
-/// while the text ends inside a prefix of `lit`. Reads at most `lit.len()` bytes.
+/// while the text ends inside a prefix of `lit`. Reads at most `lit.len()` bytes, and no byte
+/// past the first that differs: what it reads does not depend on how much text has arrived
+/// beyond what decides (the scan's reach is the same for every split).
 pub(crate) fn starts_with(text: &[u8], at: usize, lit: &str, meter: &mut Meter) -> Poll<bool> {
     let lit = lit.as_bytes();
     let have = &text[at.min(text.len())..];
     let n = have.len().min(lit.len());
+    if let Some(k) = have[..n].iter().zip(lit).position(|(a, b)| a != b) {
+        meter.read(at, at + k + 1);
+        return Poll::Ready(false);
+    }
     meter.read(at, at + n);
-    if have[..n] != lit[..n] {
-        Poll::Ready(false)
-    } else if n == lit.len() {
+    if n == lit.len() {
         Poll::Ready(true)
     } else {
         Poll::Pending

@@ -77,8 +77,11 @@ fn char_boundaries(text: &str) -> Vec<usize> {
         .collect()
 }
 
-fn check_streaming(text: &str, batch: &Found<'_>, cuts: &[usize]) {
+/// Feeds `text` cut at `cuts`; returns where an early stop would cut (the call's end or the
+/// scanner's reach, whichever is further) when a call was reported before the end.
+fn check_streaming(text: &str, batch: &Found<'_>, cuts: &[usize]) -> Option<usize> {
     let mut sc = Scanner::new();
+    let mut early = None;
     for &cut in cuts {
         let partial = sc.advance(&text[..cut]);
         if let Found::Call(c) = &partial {
@@ -92,10 +95,12 @@ fn check_streaming(text: &str, batch: &Found<'_>, cuts: &[usize]) {
                 batch,
                 "the early stop's text at {stop} reads differently"
             );
+            early.get_or_insert(stop);
         }
     }
     let last = sc.finish(text);
     assert_eq!(&last, batch, "streamed result differs for cuts {cuts:?}");
+    early
 }
 
 fn check_offsets(text: &str, found: &Found<'_>) {
@@ -147,19 +152,24 @@ fn grammar_fixtures() {
             );
         }
 
-        // Streaming: every single split point, then random chunkings.
+        // Streaming: one character at a time, every single split point, then random
+        // chunkings. Wherever an early stop happens, it cuts at the same point.
         let bounds = char_boundaries(&text);
+        let stop = check_streaming(&text, &found, &bounds);
+        let same_stop = |s: Option<usize>, how: &str| {
+            if let (Some(s), Some(want)) = (s, stop) {
+                assert_eq!(s, want, "{name}: the early stop moved ({how})");
+            }
+        };
         for &b in &bounds {
-            check_streaming(&text, &found, &[b]);
+            same_stop(check_streaming(&text, &found, &[b]), "one split");
         }
         let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ text.len() as u64);
         for _ in 0..200 {
             let mut cuts: Vec<usize> = bounds.iter().copied().filter(|_| rng.chance(25)).collect();
             cuts.dedup();
-            check_streaming(&text, &found, &cuts);
+            same_stop(check_streaming(&text, &found, &cuts), "random chunks");
         }
-        // One byte at a time (as characters).
-        check_streaming(&text, &found, &bounds);
     }
 }
 
