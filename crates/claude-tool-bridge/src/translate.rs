@@ -178,10 +178,9 @@ pub fn holds_json_request(text: &str) -> bool {
             .all(|b| b.is_ascii_whitespace());
         if probes == 0 || starts_line {
             probes += 1;
-            if let Some(found) = ctb_json::first_object(&text[at..]) {
-                if is_request(&found.value) {
-                    return true;
-                }
+            let probe = ctb_json::first_object_built(&text[at..], &mut RequestProbe);
+            if probe.is_some_and(|found| found.value == Probe::Request) {
+                return true;
             }
             if probes >= MAX_JSON_PROBES {
                 return false;
@@ -192,15 +191,59 @@ pub fn holds_json_request(text: &str) -> bool {
     false
 }
 
-fn is_request(v: &Value) -> bool {
-    let Some(obj) = v.as_object() else {
-        return false;
-    };
-    ["tool_name", "tool"].iter().any(|k| {
-        obj.get(*k)
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.trim().is_empty())
-    })
+/// What [`RequestProbe`] makes of a value: only what tells a tool request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// A string with more than white space in it.
+    Text,
+    /// An object with a non-empty `tool_name` (or `tool`): a request.
+    Request,
+    /// Anything else.
+    Other,
+}
+
+/// Reads a JSON value only as far as deciding whether it is a tool request, the way Agent Zero
+/// decides it (an object whose `tool_name`, or `tool`, is a non-blank string; a key written
+/// twice counts with its last value), without building the value.
+struct RequestProbe;
+
+impl ctb_json::Builder for RequestProbe {
+    type Value = Probe;
+
+    fn null(&mut self) -> Probe {
+        Probe::Other
+    }
+    fn boolean(&mut self, _: bool) -> Probe {
+        Probe::Other
+    }
+    fn number(&mut self, _: &str) -> Probe {
+        Probe::Other
+    }
+    fn string(&mut self, text: &str) -> Probe {
+        if text.trim().is_empty() {
+            Probe::Other
+        } else {
+            Probe::Text
+        }
+    }
+    fn array(&mut self, _: impl ExactSizeIterator<Item = Probe>) -> Probe {
+        Probe::Other
+    }
+    fn object<'k>(&mut self, members: impl ExactSizeIterator<Item = (&'k str, Probe)>) -> Probe {
+        let (mut tool_name, mut tool) = (None, None);
+        for (key, value) in members {
+            match key {
+                "tool_name" => tool_name = Some(value),
+                "tool" => tool = Some(value),
+                _ => {}
+            }
+        }
+        if tool_name == Some(Probe::Text) || tool == Some(Probe::Text) {
+            Probe::Request
+        } else {
+            Probe::Other
+        }
+    }
 }
 
 /// Parameters the bridge lifts to the top level of the request instead of typing them.
@@ -527,6 +570,51 @@ mod tests {
                 super::split_thoughts(&prose),
                 thoughts_line_by_line(&prose),
                 "{prose:?}"
+            );
+        }
+    }
+
+    /// The value-building reading the probe replaces.
+    fn is_request_value(text: &str) -> bool {
+        ctb_json::first_object(text).is_some_and(|found| {
+            found.value.as_object().is_some_and(|obj| {
+                ["tool_name", "tool"].iter().any(|k| {
+                    obj.get(*k)
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|s| !s.trim().is_empty())
+                })
+            })
+        })
+    }
+
+    #[test]
+    fn the_request_probe_agrees_with_reading_the_value() {
+        let mut texts: Vec<String> = [
+            r#"{"tool_name": "x"}"#,
+            r#"{"tool_name": " "}"#,
+            r#"{"tool_name": "x", "tool_name": ""}"#,
+            r#"{"tool_name": "", "tool_name": "x"}"#,
+            r#"{"tool": "y", "tool_name": 3}"#,
+            r#"{"a": {"tool_name": "nested"}}"#,
+            r#"[{"tool_name": "in an array"}]"#,
+            "{tool_name: 'x', tool_args: {a: [1, {b: 2}]}}",
+            r#"{"tool_name": "x""#,
+            r#"{"tool_name": ["x"]}"#,
+            "{\"tool_name\": \"\\u00a0\"}",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        let dir = ctb_testkit::fixtures_dir().join("replies");
+        for path in ctb_testkit::files_with_extension(&dir, "txt").expect("fixtures") {
+            texts.push(std::fs::read_to_string(path).expect("fixture"));
+        }
+        for text in &texts {
+            let probe = ctb_json::first_object_built(text, &mut super::RequestProbe);
+            assert_eq!(
+                probe.is_some_and(|f| f.value == super::Probe::Request),
+                is_request_value(text),
+                "{text}"
             );
         }
     }

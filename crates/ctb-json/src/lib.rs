@@ -246,7 +246,7 @@ fn repair_as(input: &str, end: Input) -> Result<String, Error> {
 
 /// The first JSON value found in a longer text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FirstValue {
+pub struct FirstValue<V = Value> {
     /// Byte offset of the value's first character.
     pub start: usize,
     /// Byte offset just past the value's last character: the closing bracket when `closed`
@@ -256,7 +256,7 @@ pub struct FirstValue {
     /// Whether the root was explicitly closed (`}` / `]` present) rather than repaired.
     pub closed: bool,
     /// The value read.
-    pub value: Value,
+    pub value: V,
 }
 
 /// Finds the first object (from the first `{`) in `text`, the way Agent Zero's extractor does:
@@ -266,6 +266,33 @@ pub struct FirstValue {
 pub fn first_object(text: &str) -> Option<FirstValue> {
     let start = text.find('{')?;
     read_root_at(text, start)
+}
+
+/// [`first_object`] with the value made by `builder` (a check that needs no tree, say).
+///
+/// ```
+/// use ctb_json::{Builder, first_object_built};
+///
+/// /// Whether a value is a non-empty string, or an object with a `"name"` that is one.
+/// struct Named;
+/// impl Builder for Named {
+///     type Value = bool;
+///     fn null(&mut self) -> bool { false }
+///     fn boolean(&mut self, _: bool) -> bool { false }
+///     fn number(&mut self, _: &str) -> bool { false }
+///     fn string(&mut self, text: &str) -> bool { !text.is_empty() }
+///     fn array(&mut self, _: impl ExactSizeIterator<Item = bool>) -> bool { false }
+///     fn object<'k>(&mut self, mut m: impl ExactSizeIterator<Item = (&'k str, bool)>) -> bool {
+///         m.any(|(k, v)| k == "name" && v)
+///     }
+/// }
+///
+/// let found = first_object_built("Sure: {name: 'x', tags: [1, 2]} ok", &mut Named).unwrap();
+/// assert!(found.value && found.closed);
+/// ```
+pub fn first_object_built<B: Builder>(text: &str, builder: &mut B) -> Option<FirstValue<B::Value>> {
+    let start = text.find('{')?;
+    read_root_with(text, start, builder)
 }
 
 /// Finds the first object or array (from the first `{` or `[`) in `text`, read like
@@ -332,14 +359,34 @@ fn root_starts(text: &str) -> Vec<usize> {
 }
 
 fn read_root_at(text: &str, start: usize) -> Option<FirstValue> {
-    let mut builder = ValueBuilder;
-    let mut p = parser::Parser::new(text, Input::Complete, tape::Tape::new(&mut builder, text));
+    read_root_with(text, start, &mut ValueBuilder)
+}
+
+fn read_root_with<B: Builder>(
+    text: &str,
+    start: usize,
+    builder: &mut B,
+) -> Option<FirstValue<B::Value>> {
+    // A text that is one strict JSON value from `start` to its end (a reply that is exactly a
+    // request) is read on the fast path: the tolerant reading gives the same value there.
+    let rest = &text[start..];
+    if rest.len() < MAX_INPUT {
+        if let Some(value) = strict::build(rest, false, builder) {
+            return Some(FirstValue {
+                start,
+                end: start + rest.trim_end_matches([' ', '\t', '\n', '\r']).len(),
+                closed: true,
+                value,
+            });
+        }
+    }
+    let mut p = parser::Parser::new(text, Input::Complete, tape::Tape::new(builder, text));
     p.i = start;
     let root = p.root_value().ok()??;
     let value = p.out.finish(root)?;
     let closed = p.last_closed;
     let mut end = p.i;
-    if closed && text.as_bytes().get(end) == Some(&b'}') && value.is_object() {
+    if closed && text.as_bytes().get(end) == Some(&b'}') && text.as_bytes()[start] == b'{' {
         end += 1; // Agent Zero reads `}}` at the root as one closing brace
     }
     Some(FirstValue {
