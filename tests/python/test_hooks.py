@@ -559,3 +559,46 @@ async def test_responses_requested_but_run_as_chat_is_translated(a0_factory, gen
     got = await agent.turn(MESSAGES)
     assert provider.requests[0].stop == plan_stops()
     assert got["tool_name"] == "code_execution_tool"
+
+
+# ---------------------------------------------------------------- the stream callback
+
+
+@pytest.mark.parametrize("rewritten", [False, True])
+async def test_the_callback_feeds_what_full_adds_and_stops_listening_when_it_is_rewritten(
+    a0, rewritten
+):
+    """A delta without `>` costs no call into Rust; one with a `>` feeds the part of `full`
+    not fed yet. When `full` does not end with the delta (something rewrote it), the bridge
+    stops listening: no early stop for that reply."""
+    import claude_tool_bridge as ctb
+
+    turns = a0.turns
+    session = ctb.Session(ctb.Config())
+    session.begin_turn("anthropic/claude-sonnet-4-5", [])
+    turn = turns.Turn(model_name="anthropic/claude-sonnet-4-5", stops=[], prompt_text="",
+                      catalog=ctb.Catalog.agent_zero())
+    seen: list[str] = []
+
+    async def original(chunk, full):
+        seen.append(chunk)
+        return None
+
+    callback = turns.wrap_response_callback(original, session, turn)
+    reply = LS_REPLY_WITH_TRAILER
+    full, stopped = "", None
+    for i in range(0, len(reply), 7):
+        chunk = reply[i : i + 7]
+        full += chunk
+        # A layer that moves the reply's first words elsewhere once the call has begun.
+        shown = full[5:] if rewritten and i > 70 else full
+        stopped = await callback(chunk, shown)
+        if stopped is not None:
+            break
+    assert "".join(seen) == reply[: len("".join(seen))]
+    if rewritten:
+        assert stopped is None and turn.early_stopped is None
+    else:
+        assert stopped is not None and stopped == turn.early_stopped
+        assert reply.startswith(stopped) and stopped.rstrip().endswith("invoke>")
+        assert "Result:" not in stopped

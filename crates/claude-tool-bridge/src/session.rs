@@ -30,10 +30,10 @@
 //! - at most two discards in a row: after that, until a usable reply arrives, what would have
 //!   been discarded goes to Agent Zero as it is ([`Reason::DiscardLimit`]).
 
-use ctb_guard::{StopKind, StopOptions};
+use ctb_guard::{ModelFamily, StopKind, StopOptions};
 use ctb_invoke::{Found, NoCall, Scanner};
 
-use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded};
+use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded, strict_request};
 use crate::{Catalog, Config, Decision, FinishReason, Outcome, Reason, render_request};
 
 /// Discards allowed in a row before replies go through as they are.
@@ -156,6 +156,9 @@ pub struct Session {
     /// Turns every bridge stop stays paused.
     pause_all: u32,
     discards_in_row: u32,
+    /// The last model name seen, whether it is covered and its family: an agent talks to one
+    /// model turn after turn, so its name is matched against the patterns once.
+    model: Option<(String, bool, ModelFamily)>,
 }
 
 impl Session {
@@ -167,6 +170,7 @@ impl Session {
             pause_end_of_call: 0,
             pause_all: 0,
             discards_in_row: 0,
+            model: None,
         }
     }
 
@@ -178,8 +182,14 @@ impl Session {
     /// Starts a request for `model` whose own stop list is `model_stops`. Also call it
     /// before asking again after a discard.
     pub fn begin_turn(&mut self, model: &str, model_stops: &[String]) -> TurnPlan {
-        let covered = self.config.covers(model);
-        let family = self.config.family_of(model);
+        let (covered, family) = match &self.model {
+            Some((name, covered, family)) if name == model => (*covered, *family),
+            _ => {
+                let (covered, family) = (self.config.covers(model), self.config.family_of(model));
+                self.model = Some((model.to_owned(), covered, family));
+                (covered, family)
+            }
+        };
         let wanted = if covered {
             StopOptions {
                 end_of_call: self.config.stop_sequence
@@ -307,6 +317,11 @@ impl Session {
                 }
             }
         };
+        // 0. A reply that is exactly one JSON request is what Agent Zero asked for: it is
+        // neither a loop nor a stopped call, and it holds no call to translate.
+        if reply.len() <= MAX_REPLY_BYTES && strict_request(reply) == Some(true) {
+            return Decision::untouched(reply, Reason::JsonRequestPresent);
+        }
         // A pause outlives the re-ask: the turn that ends with it does not count.
         let pause = PAUSE_TURNS + 1;
         let ending = classify(reply, finish);

@@ -62,6 +62,16 @@ pub(crate) struct Analysis {
 
 /// Scans `reply` (the part of it the bridge reads, see [`MAX_REPLY_BYTES`]) and decides.
 pub(crate) fn analyse(reply: &str, catalog: &Catalog) -> Analysis {
+    // A reply that is exactly one JSON request is Agent Zero's own format: no line of strict
+    // JSON can start a call, so nothing needs scanning.
+    if reply.len() <= MAX_REPLY_BYTES && strict_request(reply) == Some(true) {
+        return Analysis {
+            decision: Decision::untouched(reply, Reason::JsonRequestPresent),
+            in_parameter: false,
+            call_usable: false,
+            call_end: None,
+        };
+    }
     let window = window(reply);
     let mut scanner = Scanner::new();
     let found = if window.len() < reply.len() {
@@ -165,6 +175,9 @@ pub fn holds_json_request(text: &str) -> bool {
     if memchr::memmem::find(text.as_bytes(), b"tool").is_none() {
         return false;
     }
+    if let Some(is_request) = strict_request(text) {
+        return is_request;
+    }
     let mut probes = 0;
     let mut from = 0;
     while let Some(off) = text[from..].find('{') {
@@ -189,6 +202,45 @@ pub fn holds_json_request(text: &str) -> bool {
         from = at + 1;
     }
     false
+}
+
+/// Whether `text`, when it is exactly one strict JSON object, is a tool request: its root
+/// `tool_name` (or `tool`) is a non-blank string, the later of two equal keys counting. Read
+/// by skimming the members ([`ctb_json::skim_object`]): only the key strings, and the value of
+/// the member that decides, are decoded. `None` when `text` is something else.
+pub(crate) fn strict_request(text: &str) -> Option<bool> {
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace())?;
+    if first != b'{' {
+        return None;
+    }
+    let members = ctb_json::skim_object(text)?;
+    let (mut tool_name, mut tool) = (None, None);
+    for m in &members {
+        // A key written with escapes is decoded; a plain one is compared as it is.
+        let inner = &m.key[1..m.key.len() - 1];
+        let key = if inner.contains('\\') {
+            std::borrow::Cow::Owned(serde_json::from_str::<String>(m.key).ok()?)
+        } else {
+            std::borrow::Cow::Borrowed(inner)
+        };
+        match &*key {
+            "tool_name" => tool_name = Some(m.value),
+            "tool" => tool = Some(m.value),
+            _ => {}
+        }
+    }
+    let names_a_tool = |raw: Option<&str>| {
+        let Some(inner) = raw.and_then(|r| r.strip_prefix('"')?.strip_suffix('"')) else {
+            return false;
+        };
+        if inner.contains('\\') {
+            serde_json::from_str::<String>(raw.unwrap_or_default())
+                .is_ok_and(|name| !name.trim().is_empty())
+        } else {
+            !inner.trim().is_empty()
+        }
+    };
+    Some(names_a_tool(tool_name) || names_a_tool(tool))
 }
 
 /// What [`RequestProbe`] makes of a value: only what tells a tool request.
@@ -609,6 +661,9 @@ mod tests {
         for path in ctb_testkit::files_with_extension(&dir, "txt").expect("fixtures") {
             texts.push(std::fs::read_to_string(path).expect("fixture"));
         }
+        texts.push(r#"{"tool_name": "a\u0062", "tool_args": {}}"#.to_owned());
+        texts.push(r#"{"tool_\u006eame": "  ", "tool": "x"}"#.to_owned());
+        texts.push(r#"  {"tool_name": "\u0020"}  "#.to_owned());
         for text in &texts {
             let probe = ctb_json::first_object_built(text, &mut super::RequestProbe);
             assert_eq!(
@@ -616,6 +671,15 @@ mod tests {
                 is_request_value(text),
                 "{text}"
             );
+            if let Some(skimmed) = super::strict_request(text) {
+                assert_eq!(skimmed, is_request_value(text), "skim: {text}");
+            }
         }
+        // Every request fixture (a reply written as a JSON request) is read by the skim.
+        let requests = texts
+            .iter()
+            .filter(|t| super::strict_request(t) == Some(true))
+            .count();
+        assert!(requests >= 3, "{requests}");
     }
 }

@@ -16,6 +16,8 @@
 //!   say where it starts and ends and whether its closing bracket was really there, the way
 //!   Agent Zero's own extractor reads a reply; [`object_roots`] lists every closed top-level
 //!   object, as Agent Zero's `extract_json_root_strings` does.
+//! - [`skim_object`] lists the members of a strict JSON object as written, decoding nothing (to
+//!   look at one member of a large document cheaply).
 //! - [`to_string_pretty`] and [`write_string`] write JSON text exactly as serde_json does, with
 //!   strings copied in runs rather than byte by byte.
 //!
@@ -48,6 +50,7 @@ mod build;
 mod builder;
 mod chars;
 mod parser;
+mod skim;
 mod strict;
 mod tape;
 mod write;
@@ -56,6 +59,7 @@ use serde_json::Value;
 
 pub use builder::{Builder, ValueBuilder};
 pub use parser::{MAX_DEPTH, MAX_INPUT};
+pub use skim::{RawMember, skim_object};
 pub use write::{to_string_pretty, write_string};
 
 /// What went wrong while reading JSON.

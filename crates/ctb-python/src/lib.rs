@@ -29,6 +29,7 @@ use claude_tool_bridge as ctb;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use serde_json::Value;
 
 create_exception!(
@@ -302,9 +303,10 @@ pub struct PyDecision {
     /// `translated`, `prose`, `discard` or `untouched`.
     #[pyo3(get)]
     outcome: &'static str,
-    /// The exact text Agent Zero should see.
+    /// The exact text Agent Zero should see: the `str` given, when the reply is left as it
+    /// is (no copy is made), else a new one.
     #[pyo3(get)]
-    reply: String,
+    reply: Py<PyString>,
     /// The tool request, when one was produced.
     request: Option<Value>,
     /// A short, stable code saying why.
@@ -319,19 +321,33 @@ pub struct PyDecision {
 }
 
 impl PyDecision {
-    fn from_decision(d: ctb::Decision) -> Self {
+    /// `given` is the reply the decision was made about: handed back as it is when the
+    /// decision leaves the text alone.
+    fn from_decision(d: ctb::Decision, given: &Bound<'_, PyString>, text: &str) -> Self {
+        let reply = if d.reply == text {
+            given.clone().unbind()
+        } else {
+            PyString::new(given.py(), &d.reply).unbind()
+        };
         Self {
             outcome: d.outcome.code(),
             request: d.request,
-            reply: d.reply,
+            reply,
             reason: d.reason.code(),
             retry_without_stops: d.retry_without_stops,
             family: d.family.map(|f| f.code()),
         }
     }
 
-    fn internal_error(reply: &str) -> Self {
-        Self::from_decision(ctb::Decision::untouched(reply, ctb::Reason::InternalError))
+    fn internal_error(given: &Bound<'_, PyString>) -> Self {
+        Self {
+            outcome: ctb::Outcome::Untouched.code(),
+            request: None,
+            reply: given.clone().unbind(),
+            reason: ctb::Reason::InternalError.code(),
+            retry_without_stops: false,
+            family: None,
+        }
     }
 }
 
@@ -358,7 +374,7 @@ impl PyDecision {
             } else {
                 "False"
             },
-            self.reply.chars().count()
+            Python::attach(|py| self.reply.bind(py).len().unwrap_or(0))
         )
     }
 }
@@ -413,18 +429,19 @@ impl PySession {
     #[pyo3(signature = (reply, finish_reason, catalog))]
     fn finish(
         &mut self,
-        reply: &str,
+        reply: &Bound<'_, PyString>,
         finish_reason: Option<&str>,
         catalog: &PyCatalog,
     ) -> PyResult<PyDecision> {
+        let text = reply.to_str()?;
         guarded(
             || {
                 let finish = finish_reason
                     .map(ctb::FinishReason::from_name)
                     .unwrap_or(ctb::FinishReason::Unknown);
                 self.inner
-                    .finish(reply, finish, &catalog.inner)
-                    .map(PyDecision::from_decision)
+                    .finish(text, finish, &catalog.inner)
+                    .map(|d| PyDecision::from_decision(d, reply, text))
                     .map_err(|e| BridgeError::new_err(e.to_string()))
             },
             || Ok(PyDecision::internal_error(reply)),
@@ -434,11 +451,12 @@ impl PySession {
 
 /// The stateless translation of one reply.
 #[pyfunction]
-fn translate(reply: &str, catalog: &PyCatalog) -> PyDecision {
-    guarded(
-        || PyDecision::from_decision(ctb::translate(reply, &catalog.inner)),
+fn translate(reply: &Bound<'_, PyString>, catalog: &PyCatalog) -> PyResult<PyDecision> {
+    let text = reply.to_str()?;
+    Ok(guarded(
+        || PyDecision::from_decision(ctb::translate(text, &catalog.inner), reply, text),
         || PyDecision::internal_error(reply),
-    )
+    ))
 }
 
 /// The first call of `reply` without the Agent Zero request shape, as a dict (`family`,

@@ -247,26 +247,37 @@ def wrap_response_callback(
     """A response callback that also feeds the bridge and stops the stream (by returning
     the text to hand on) once the first call is complete and translates.
 
-    Only a call that ends in a `>` stops the stream: deltas without one are only collected,
-    and handed to the bridge together with the next delta that has one (one call into Rust
-    instead of many)."""
-    pending: list[str] = []
+    Only a call that ends in a `>` stops the stream, so a delta without one costs one
+    substring test here and no call into Rust. Agent Zero hands the callback the response so
+    far (`full`: its deltas joined, in v1.7 as in v2.6); a delta with a `>` feeds the bridge
+    everything of it not fed yet. Should `full` not continue what was fed (it does not end
+    with the delta, or the last characters fed are no longer where they were: another layer
+    rewrote it), the bridge stops listening for this reply and decides on the whole reply at
+    its end."""
+    fed = 0
+    tail = ""
+    listening = True
 
     async def bridge_response_callback(chunk: str, full: str) -> str | None:
+        nonlocal fed, tail, listening
         result = await original(chunk, full)
-        if result is not None or turn.early_stopped is not None:
+        if result is not None or turn.early_stopped is not None or not listening:
             return result
-        if not isinstance(chunk, str) or not chunk or turn.catalog is None:
+        if not isinstance(chunk, str) or ">" not in chunk or turn.catalog is None:
             return None
-        if ">" not in chunk:
-            pending.append(chunk)
+        if (
+            not isinstance(full, str)
+            or len(full) < fed + len(chunk)
+            or not full.endswith(chunk)
+            or full[fed - len(tail) : fed] != tail
+        ):
+            listening = False
             return None
-        if pending:
-            pending.append(chunk)
-            chunk = "".join(pending)
-            pending.clear()
+        text = full[fed:]
+        fed = len(full)
+        tail = full[-32:]
         try:
-            done = session.feed(chunk, turn.catalog)
+            done = session.feed(text, turn.catalog)
         except Exception:
             done = None
         if done is not None:
