@@ -1,7 +1,8 @@
 //! Valid JSON: whatever serde_json accepts, `parse` reads to the same value (and `repair`
 //! writes text that reads back to it). And whatever `parse` reads, printed by serde_json
 //! (compact and pretty), reads back to the same value, and `to_string_pretty` prints it as
-//! serde_json does.
+//! serde_json does. `skim_object` lists exactly the members of what serde_json reads as an
+//! object, and nothing for anything else it accepts or refuses.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -31,8 +32,28 @@ fuzz_target!(|data: &[u8]| {
     if text.contains(SERDE_NUMBER_TOKEN) {
         return;
     }
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
-        same(text, &v);
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => {
+            same(text, &v);
+            // the skim lists exactly an object's members
+            let skim = ctb_json::skim_object(text);
+            if let Value::Object(map) = &v {
+                let members = skim.expect("a strict object is skimmed");
+                let mut read = serde_json::Map::new();
+                for m in members {
+                    let key: String = serde_json::from_str(m.key).expect("a key");
+                    read.insert(key, serde_json::from_str(m.value).expect("a value"));
+                }
+                assert_eq!(&read, map, "{text:?}");
+            } else {
+                assert!(skim.is_none(), "{text:?}");
+            }
+        }
+        // what serde_json refuses is no strict object (a lone surrogate escape aside)
+        Err(_) if !text.contains("\\u") => {
+            assert!(ctb_json::skim_object(text).is_none(), "{text:?}");
+        }
+        Err(_) => {}
     }
     if let Ok(v) = ctb_json::parse(text) {
         same(&v.to_string(), &v);

@@ -5,7 +5,8 @@
 //! streamed in the same pieces ends where the whole text does.
 #![no_main]
 
-use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Reason, Session};
+use claude_tool_bridge::{Catalog, FinishReason, Outcome, Reason};
+use ctb_fixtures::{batch_reply, stream_reply};
 use ctb_invoke::{Found, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 use libfuzzer_sys::fuzz_target;
@@ -28,18 +29,15 @@ const FINISH: [FinishReason; 4] = [
     FinishReason::Unknown,
 ];
 
-fn run(model: &str, pieces: &[&str], whole: &str, finish: FinishReason, cat: &Catalog) -> (Option<String>, claude_tool_bridge::Decision) {
-    let mut s = Session::new(Config::default());
-    s.begin_turn(model, &[]);
-    let mut stopped = None;
-    for p in pieces {
-        if let Some(r) = s.feed(p, cat) {
-            stopped = Some(r);
-            break;
-        }
-    }
-    let reply = stopped.clone().unwrap_or_else(|| whole.to_owned());
-    (stopped, s.finish(&reply, finish, cat).expect("a turn was begun"))
+fn run(
+    model: &str,
+    pieces: &[&str],
+    whole: &str,
+    finish: FinishReason,
+    cat: &Catalog,
+) -> (Option<String>, claude_tool_bridge::Decision) {
+    let (stopped, decision) = stream_reply(model, pieces, whole, finish, cat, true);
+    (stopped, decision.expect("decided"))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -53,9 +51,7 @@ fuzz_target!(|data: &[u8]| {
     let model = MODELS[data[8] as usize % MODELS.len()];
     let finish = FINISH[(data[8] as usize / MODELS.len()) % FINISH.len()];
     let cat = Catalog::agent_zero();
-    let mut batch = Session::new(Config::default());
-    batch.begin_turn(model, &[]);
-    let want = batch.finish(text, finish, &cat).expect("a turn was begun");
+    let want = batch_reply(model, text, finish, &cat);
     assert_ne!(want.reason, Reason::InternalError);
     let whole = find_first_call(text);
     let mut rng = Rng::new(seed);

@@ -139,6 +139,43 @@ pub struct Request {
     pub micros: f64,
 }
 
+/// `pieces` (a reply cut into deltas) fed to a fresh session for `model` (default settings):
+/// the text the session handed back when it stopped the stream early, if it did, and, with
+/// `decide`, the decision on what Agent Zero then holds (that text, or the whole reply
+/// `whole`). The one streaming harness of the tests and fuzz targets.
+pub fn stream_reply(
+    model: &str,
+    pieces: &[&str],
+    whole: &str,
+    finish: FinishReason,
+    catalog: &Catalog,
+    decide: bool,
+) -> (Option<String>, Option<Decision>) {
+    let mut session = Session::new(Config::default());
+    session.begin_turn(model, &[]);
+    let mut stopped = None;
+    for piece in pieces {
+        if let Some(text) = session.feed(piece, catalog) {
+            stopped = Some(text);
+            break;
+        }
+    }
+    let decision = decide.then(|| {
+        let reply = stopped.as_deref().unwrap_or(whole);
+        session.finish(reply, finish, catalog).unwrap_or_else(|_| {
+            Decision::untouched(reply, claude_tool_bridge::Reason::InternalError)
+        })
+    });
+    (stopped, decision)
+}
+
+/// The decision on `text` given whole to a fresh session for `model` (default settings).
+pub fn batch_reply(model: &str, text: &str, finish: FinishReason, catalog: &Catalog) -> Decision {
+    stream_reply(model, &[], text, finish, catalog, true)
+        .1
+        .unwrap_or_else(|| Decision::untouched(text, claude_tool_bridge::Reason::InternalError))
+}
+
 /// Agent Zero's rule: the reply is exactly one JSON tool request.
 pub fn usable_by_agent_zero(reply: &str) -> bool {
     match serde_json::from_str::<serde_json::Value>(reply.trim()) {

@@ -51,7 +51,6 @@ fn chunk<'a>(text: &'a str, rng: &mut Rng, run: usize) -> Vec<&'a str> {
     random_chunks(text, rng, max)
 }
 
-/// Streams `pieces` through a fresh session and (optionally) decides.
 fn stream(
     pieces: &[&str],
     whole: &str,
@@ -59,20 +58,7 @@ fn stream(
     cat: &Catalog,
     decide: bool,
 ) -> (Option<String>, Option<Decision>) {
-    let mut s = Session::new(Config::default());
-    s.begin_turn(MODEL, &[]);
-    let mut stopped = None;
-    for p in pieces {
-        if let Some(r) = s.feed(p, cat) {
-            stopped = Some(r);
-            break;
-        }
-    }
-    let decision = decide.then(|| {
-        let reply = stopped.as_deref().unwrap_or(whole);
-        s.finish(reply, finish, cat).unwrap()
-    });
-    (stopped, decision)
+    ctb_fixtures::stream_reply(MODEL, pieces, whole, finish, cat, decide)
 }
 
 #[test]

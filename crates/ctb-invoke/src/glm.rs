@@ -8,7 +8,7 @@
 //! (`<arg_value>` missing) breaks the call.
 
 use crate::call::{Body, RawParam, Spans, Step};
-use crate::lex::{Meter, Poll, next_lt, skip_ws, starts_with};
+use crate::lex::{Meter, Poll, ValueEnd, next_lt, skip_ws, starts_with};
 
 const CALL_CLOSE: &str = "</tool_call>";
 const KEY_OPEN: &str = "<arg_key>";
@@ -41,15 +41,7 @@ enum State {
     /// After a key: white space, then `<arg_value>`.
     BeforeValue(RawParam),
     /// A value.
-    Value { param: RawParam, at: ValueAt },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ValueAt {
-    Scan,
-    Lt(usize),
-    After { value_end: usize },
-    Next { value_end: usize, at: usize },
+    Value { param: RawParam, at: ValueEnd },
 }
 
 impl Glm {
@@ -67,7 +59,7 @@ impl Body for Glm {
         matches!(
             self.state,
             State::Value {
-                at: ValueAt::Scan | ValueAt::Lt(_),
+                at: ValueEnd::Scan | ValueEnd::Lt(_),
                 ..
             }
         )
@@ -162,78 +154,24 @@ impl Body for Glm {
                             param.value = start..start;
                             State::Value {
                                 param,
-                                at: ValueAt::Scan,
+                                at: ValueEnd::Scan,
                             }
                         }
                     }
                 }
-                State::Value { param, at } => match value_step(at, b, &mut self.pos, meter) {
-                    None => return Step::Pending,
-                    Some((value_end, next)) => {
-                        param.value.end = value_end;
-                        spans.params.push(param.clone());
-                        self.pos = next;
-                        State::Children
+                State::Value { param, at } => {
+                    match at.step(b, &mut self.pos, VALUE_CLOSE, [KEY_OPEN, CALL_CLOSE], meter) {
+                        None => return Step::Pending,
+                        Some((value_end, next)) => {
+                            param.value.end = value_end;
+                            spans.params.push(param.clone());
+                            self.pos = next;
+                            State::Children
+                        }
                     }
-                },
+                }
             };
             self.state = next;
-        }
-    }
-}
-
-/// Advances a value's scan; `Some((value_end, next))` once it ended.
-fn value_step(
-    at: &mut ValueAt,
-    b: &[u8],
-    pos: &mut usize,
-    meter: &mut Meter,
-) -> Option<(usize, usize)> {
-    loop {
-        match *at {
-            ValueAt::Scan => {
-                let lt = next_lt(b, pos, meter)?;
-                *at = ValueAt::Lt(lt);
-            }
-            ValueAt::Lt(lt) => match starts_with(b, lt, VALUE_CLOSE, meter) {
-                Poll::Pending => return None,
-                Poll::Ready(true) => {
-                    *pos = lt + VALUE_CLOSE.len();
-                    *at = ValueAt::After { value_end: lt };
-                }
-                Poll::Ready(false) => {
-                    *pos = lt + 1;
-                    *at = ValueAt::Scan;
-                }
-            },
-            ValueAt::After { value_end } => {
-                let next = skip_ws(b, pos, meter)?;
-                *at = if b[next] == b'<' {
-                    ValueAt::Next {
-                        value_end,
-                        at: next,
-                    }
-                } else {
-                    ValueAt::Scan
-                };
-            }
-            ValueAt::Next {
-                value_end,
-                at: next,
-            } => {
-                let key = starts_with(b, next, KEY_OPEN, meter);
-                let close = starts_with(b, next, CALL_CLOSE, meter);
-                match (key, close) {
-                    (Poll::Ready(true), _) | (_, Poll::Ready(true)) => {
-                        return Some((value_end, next));
-                    }
-                    (Poll::Ready(false), Poll::Ready(false)) => {
-                        *pos = next;
-                        *at = ValueAt::Lt(next);
-                    }
-                    _ => return None,
-                }
-            }
         }
     }
 }

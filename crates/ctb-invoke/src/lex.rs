@@ -195,6 +195,89 @@ pub(crate) fn starts_with(text: &[u8], at: usize, lit: &str, meter: &mut Meter) 
     }
 }
 
+/// Where a value written between literal tags ends (Qwen3-Coder's `<parameter=k>...</parameter>`,
+/// GLM's `<arg_value>...</arg_value>`): at a closing literal that is followed, after white
+/// space, by one of the literals that may come next (the next child or the call's end). A
+/// closer followed by anything else is part of the value. Resumable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueEnd {
+    /// Looking for the next `<`.
+    Scan,
+    /// A `<` here: is it the closer?
+    Lt(usize),
+    /// After a closer at `value_end`: white space, then what may follow.
+    After { value_end: usize },
+    /// The next tag after the closer starts at `at`.
+    Next { value_end: usize, at: usize },
+}
+
+impl ValueEnd {
+    /// Advances from `*pos`; `Some((value_end, next))` once the value ended at `value_end` and
+    /// what follows starts at `next`.
+    pub(crate) fn step(
+        &mut self,
+        b: &[u8],
+        pos: &mut usize,
+        close: &str,
+        follows: [&str; 2],
+        meter: &mut Meter,
+    ) -> Option<(usize, usize)> {
+        loop {
+            match *self {
+                ValueEnd::Scan => {
+                    let lt = next_lt(b, pos, meter)?;
+                    *self = ValueEnd::Lt(lt);
+                }
+                ValueEnd::Lt(lt) => match starts_with(b, lt, close, meter) {
+                    Poll::Pending => return None,
+                    Poll::Ready(true) => {
+                        *pos = lt + close.len();
+                        *self = ValueEnd::After { value_end: lt };
+                    }
+                    Poll::Ready(false) => {
+                        *pos = lt + 1;
+                        *self = ValueEnd::Scan;
+                    }
+                },
+                ValueEnd::After { value_end } => {
+                    let next = skip_ws(b, pos, meter)?;
+                    *self = if b[next] == b'<' {
+                        ValueEnd::Next {
+                            value_end,
+                            at: next,
+                        }
+                    } else {
+                        ValueEnd::Scan
+                    };
+                }
+                ValueEnd::Next {
+                    value_end,
+                    at: next,
+                } => {
+                    // The second literal is read only when the first does not match.
+                    let followed = match starts_with(b, next, follows[0], meter) {
+                        Poll::Ready(true) => Poll::Ready(true),
+                        first => match (first, starts_with(b, next, follows[1], meter)) {
+                            (_, Poll::Ready(true)) => Poll::Ready(true),
+                            (Poll::Ready(false), Poll::Ready(false)) => Poll::Ready(false),
+                            _ => Poll::Pending,
+                        },
+                    };
+                    match followed {
+                        Poll::Pending => return None,
+                        Poll::Ready(true) => return Some((value_end, next)),
+                        Poll::Ready(false) => {
+                            // Not the end of the value: that `<` is the value's text.
+                            *pos = next;
+                            *self = ValueEnd::Lt(next);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Where a JSON value that starts at a `{` ends, found without parsing it: brackets are
 /// counted outside strings, so a closing tag written inside a string value does not end it.
 /// Resumable; no recursion (the depth is a counter).

@@ -7,7 +7,7 @@
 //! `</function>`, so a value may contain `</parameter>` itself.
 
 use crate::call::{Body, RawParam, Spans, Step};
-use crate::lex::{Meter, Poll, TagEnd, next_lt, skip_ws, starts_with};
+use crate::lex::{Meter, Poll, TagEnd, ValueEnd, skip_ws, starts_with};
 
 /// The opening of the call element.
 pub(crate) const FUNCTION_OPEN: &str = "<function=";
@@ -30,23 +30,7 @@ enum State {
     /// `<parameter=key>`.
     ParamTag(TagEnd),
     /// A value: its start, and where the scan for its closing tag is.
-    Value { param: RawParam, at: ValueAt },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ValueAt {
-    Scan,
-    /// A `<` here: is it `</parameter>`?
-    Lt(usize),
-    /// After `</parameter>` at `value_end`: white space, then the next child must follow.
-    After {
-        value_end: usize,
-    },
-    /// The next tag starts at this `<`.
-    Next {
-        value_end: usize,
-        at: usize,
-    },
+    Value { param: RawParam, at: ValueEnd },
 }
 
 /// The text between `=` and `>` of `<name=text>`, trimmed and unquoted; `None` when empty or
@@ -76,7 +60,7 @@ impl Body for Qwen {
         matches!(
             self.state,
             State::Value {
-                at: ValueAt::Scan | ValueAt::Lt(_),
+                at: ValueEnd::Scan | ValueEnd::Lt(_),
                 ..
             }
         )
@@ -133,7 +117,7 @@ impl Body for Qwen {
                                         value: end..end,
                                         attrs: Vec::new(),
                                     },
-                                    at: ValueAt::Scan,
+                                    at: ValueEnd::Scan,
                                 }
                             }
                             None => return Step::Failed(at),
@@ -142,7 +126,13 @@ impl Body for Qwen {
                 }
                 State::Value { param, at } => {
                     let value_start = param.value.start;
-                    match value_step(at, b, &mut self.pos, meter) {
+                    match at.step(
+                        b,
+                        &mut self.pos,
+                        PARAM_CLOSE,
+                        [PARAM_OPEN, FUNCTION_CLOSE],
+                        meter,
+                    ) {
                         None => return Step::Pending,
                         Some((value_end, next)) => {
                             param.value = trim_one_newline(b, value_start, value_end);
@@ -154,67 +144,6 @@ impl Body for Qwen {
                 }
             };
             self.state = next;
-        }
-    }
-}
-
-/// Advances a value's scan; `Some((value_end, next_child))` once it ended.
-fn value_step(
-    at: &mut ValueAt,
-    b: &[u8],
-    pos: &mut usize,
-    meter: &mut Meter,
-) -> Option<(usize, usize)> {
-    loop {
-        match *at {
-            ValueAt::Scan => {
-                let lt = next_lt(b, pos, meter)?;
-                *at = ValueAt::Lt(lt);
-            }
-            ValueAt::Lt(lt) => match starts_with(b, lt, PARAM_CLOSE, meter) {
-                Poll::Pending => return None,
-                Poll::Ready(true) => {
-                    *pos = lt + PARAM_CLOSE.len();
-                    *at = ValueAt::After { value_end: lt };
-                }
-                Poll::Ready(false) => {
-                    *pos = lt + 1;
-                    *at = ValueAt::Scan;
-                }
-            },
-            ValueAt::After { value_end } => {
-                let next = skip_ws(b, pos, meter)?;
-                *at = if b[next] == b'<' {
-                    ValueAt::Next {
-                        value_end,
-                        at: next,
-                    }
-                } else {
-                    ValueAt::Scan
-                };
-            }
-            ValueAt::Next {
-                value_end,
-                at: next,
-            } => {
-                let follows = match starts_with(b, next, PARAM_OPEN, meter) {
-                    Poll::Ready(true) => Poll::Ready(true),
-                    Poll::Ready(false) => starts_with(b, next, FUNCTION_CLOSE, meter),
-                    Poll::Pending => match starts_with(b, next, FUNCTION_CLOSE, meter) {
-                        Poll::Ready(true) => Poll::Ready(true),
-                        _ => Poll::Pending,
-                    },
-                };
-                match follows {
-                    Poll::Pending => return None,
-                    Poll::Ready(true) => return Some((value_end, next)),
-                    Poll::Ready(false) => {
-                        // Not the end of the value: that `<` is the value's text.
-                        *pos = next;
-                        *at = ValueAt::Lt(next);
-                    }
-                }
-            }
         }
     }
 }

@@ -14,7 +14,8 @@
 //! `CTB_PROPERTY_CASES` sets the number of replies (default 100,000) and `CTB_PROPERTY_SEED`
 //! the seed.
 
-use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Reason, Session};
+use claude_tool_bridge::{Catalog, Decision, FinishReason, Outcome, Reason};
+use ctb_fixtures::{batch_reply, stream_reply};
 use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks, replies};
 
@@ -27,31 +28,18 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The session fed `pieces`: the early-stop text if it stopped, and the decision.
 fn stream(
     pieces: &[&str],
     whole: &str,
     finish: FinishReason,
     cat: &Catalog,
 ) -> (Option<String>, Decision) {
-    let mut s = Session::new(Config::default());
-    s.begin_turn(MODEL, &[]);
-    let mut stopped = None;
-    for p in pieces {
-        if let Some(r) = s.feed(p, cat) {
-            stopped = Some(r);
-            break;
-        }
-    }
-    let reply = stopped.clone().unwrap_or_else(|| whole.to_owned());
-    let d = s.finish(&reply, finish, cat).expect("a turn was begun");
-    (stopped, d)
+    let (stopped, decision) = stream_reply(MODEL, pieces, whole, finish, cat, true);
+    (stopped, decision.expect("decided"))
 }
 
 fn batch(text: &str, finish: FinishReason, cat: &Catalog) -> Decision {
-    let mut s = Session::new(Config::default());
-    s.begin_turn(MODEL, &[]);
-    s.finish(text, finish, cat).expect("a turn was begun")
+    batch_reply(MODEL, text, finish, cat)
 }
 
 fn check_grammar(text: &str, pieces: &[&str], whole: &Found<'_>) {
