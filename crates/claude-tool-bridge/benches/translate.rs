@@ -3,7 +3,8 @@
 //!
 //! | name | measured | against | target |
 //! |---|---|---|---|
-//! | `translate_4k_vs_serde_json` | `translate` of the 4 KB reply with a leaked call | serde_json reading the JSON request it becomes (default-features value, [`DefaultValue`]) | <= 1.0 |
+//! | `translate_4k_vs_serde_json` | `translate` of a 4 KB leaked call (one line of prose, then a call whose code argument is 4 KB of Python) | serde_json reading the JSON request it becomes (default-features value, [`DefaultValue`]) | <= 1.0 |
+//! | `translate_4k_prose_vs_serde_json` | `translate` of the 4 KB reply above: 4 KB of prose, then a short call | serde_json reading its request | <= 1.0 |
 //!
 //! The bridge reads the markup, types the arguments and writes the request; serde_json only
 //! reads the request. Written to `target/ctb-bench/<name>.json` (see `ctb_testkit::ratio`).
@@ -56,22 +57,62 @@ fn bench(c: &mut Criterion) {
     c.bench_function("parts/holds_json_request/4096", |b| {
         b.iter(|| claude_tool_bridge::holds_json_request(black_box(&text)));
     });
+    let text = call(4 << 10);
+    c.bench_function("call/4096", |b| {
+        b.iter(|| translate(black_box(&text), &catalog));
+    });
 }
 
-/// The ratio with its target (see the module doc).
+/// A leaked call of about `size` bytes: one line of prose, then a call whose code argument is
+/// a Python script (quotes, backslashes and line breaks to escape).
+fn call(size: usize) -> String {
+    let head = "I will count the headings per page.\n\
+                <invoke name=\"code_execution_tool\">\n\
+                <parameter name=\"runtime\">python</parameter>\n\
+                <parameter name=\"code\">import re, pathlib\n";
+    let tail = "</parameter>\n</invoke>";
+    let line = "for p in pathlib.Path(\"site\").rglob(\"*.html\"): print(p, len(re.findall(r'<h1[^>]*>', p.read_text())))\n";
+    let mut s = String::with_capacity(size + line.len());
+    s.push_str(head);
+    while s.len() + line.len() + tail.len() < size {
+        s.push_str(line);
+    }
+    s.push_str(tail);
+    s
+}
+
+/// The ratios with their targets (see the module doc).
 fn ratios() {
+    for (name, what, text) in [
+        (
+            "translate_4k_vs_serde_json",
+            "translate of a 4 KB leaked call vs serde_json reading its JSON request",
+            call(4 << 10),
+        ),
+        (
+            "translate_4k_prose_vs_serde_json",
+            "translate of 4 KB of prose and a short call vs serde_json reading its JSON request",
+            reply(4 << 10),
+        ),
+    ] {
+        ratio(name, what, &text);
+    }
+}
+
+fn ratio(name: &str, what: &str, text: &str) {
     let catalog = Catalog::agent_zero();
-    let text = reply(4 << 10);
-    let request = translate(&text, &catalog).reply;
+    let decision = translate(text, &catalog);
+    assert_eq!(decision.outcome, claude_tool_bridge::Outcome::Translated);
+    let request = decision.reply;
     assert!(serde_json::from_str::<DefaultValue>(&request).is_ok());
     let ratio = ctb_testkit::ratio::measure(
-        "translate_4k_vs_serde_json",
-        "translate of a 4 KB reply with a leaked call vs serde_json reading its JSON request",
+        name,
+        what,
         ("translate", "serde_json"),
         1.0,
         Duration::from_secs(3),
         || {
-            black_box(translate(black_box(&text), &catalog).reply.len());
+            black_box(translate(black_box(text), &catalog).reply.len());
         },
         || {
             black_box(serde_json::from_str::<DefaultValue>(black_box(&request)).is_ok());

@@ -462,7 +462,10 @@ const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</think
 /// tags of a reasoning block are dropped and its text kept: it is what the model thought.
 fn split_thoughts(prose: &str) -> Vec<String> {
     let stripped;
-    let prose = if REASONING_TAGS.iter().any(|t| prose.contains(t)) {
+    // Every reasoning tag ends in `think>`: one search tells whether any is there.
+    let prose = if memchr::memmem::find(prose.as_bytes(), b"think>").is_some()
+        && REASONING_TAGS.iter().any(|t| prose.contains(t))
+    {
         let mut s = prose.to_owned();
         for t in REASONING_TAGS {
             s = s.replace(t, "\n\n");
@@ -478,10 +481,18 @@ fn split_thoughts(prose: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut para: Option<(usize, usize)> = None;
     let mut fence: Option<&str> = None;
-    let mut at = 0;
-    for raw in prose.split_inclusive('\n') {
-        let start = at;
-        at += raw.len();
+    // The lines as `split_inclusive('\n')` gives them, their ends found in one pass.
+    let ends = memchr::memchr_iter(b'\n', prose.as_bytes())
+        .map(|i| i + 1)
+        .chain(std::iter::once(prose.len()));
+    let mut next = 0;
+    for end in ends {
+        if end == next {
+            break;
+        }
+        let start = next;
+        next = end;
+        let raw = &prose[start..end];
         let line = raw.strip_suffix('\n').unwrap_or(raw);
         let line = line.strip_suffix('\r').unwrap_or(line);
         let trimmed = line.trim_start();

@@ -137,48 +137,26 @@ fn push_escape(out: &mut String, c: u8) {
 
 /// Appends `s` escaped for a JSON string literal (without the quotes).
 ///
-/// Eight bytes at a time: a word that lies on character boundaries is appended whole (a copy
-/// of constant size, with no call into `memcpy`) and, when it holds a byte to escape, cut back
-/// to that byte, which is then escaped. Text dense with escapes (code, with its quotes and line
-/// breaks) costs a few instructions per escape instead of a `memcpy` call per run.
+/// Eight bytes at a time: the text is searched a word at a time for the next byte to escape
+/// (every such byte is ASCII, so it lies on a character boundary), and the plain run before it
+/// is appended with one copy.
 pub(crate) fn escape_into(out: &mut String, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
+    let mut run = 0;
     let mut i = 0;
     while i + 8 <= b.len() {
         let found = crate::chars::json_special_mask(b, i);
-        if let Some(word) = s.get(i..i + 8) {
-            out.push_str(word);
-            if found == 0 {
-                i += 8;
-                continue;
-            }
-            let k = (found.trailing_zeros() / 8) as usize;
-            out.truncate(out.len() - 8 + k);
-            push_escape(out, b[i + k]);
-            i += k + 1;
+        if found == 0 {
+            i += 8;
             continue;
         }
-        // A character straddles the word's end: up to the special byte, or the whole word
-        // without its cut character.
-        let stop = if found == 0 {
-            i + 8
-        } else {
-            i + (found.trailing_zeros() / 8) as usize
-        };
-        let mut end = stop;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push_str(&s[i..end]);
-        if end == stop && found != 0 {
-            push_escape(out, b[end]);
-            i = end + 1;
-        } else {
-            i = end;
-        }
+        let at = i + (found.trailing_zeros() / 8) as usize;
+        out.push_str(&s[run..at]);
+        push_escape(out, b[at]);
+        run = at + 1;
+        i = run;
     }
-    let mut run = i;
     while i < b.len() {
         let c = b[i];
         if c < 0x20 || c == b'"' || c == b'\\' {
