@@ -257,7 +257,7 @@ mod tests {
     fn string_end_agrees_with_a_byte_loop() {
         let pieces = [
             "a", "é", "😀", "\\\"", "\\\\", "\\n", "\\u00e9", "\\u00", "\\x", "\\", "\"", "\n",
-            "bcdefgh", "\\t",
+            "bcdefgh", "\\t", "\\\\\\", "\\\\\\\\", "\\\u{1}", "\\u12G4",
         ];
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let mut next = |n: usize| {
@@ -266,9 +266,9 @@ mod tests {
             state ^= state << 17;
             (state % n as u64) as usize
         };
-        for _ in 0..50_000 {
+        for _ in 0..200_000 {
             let mut s = String::from("\"");
-            for _ in 0..next(24) {
+            for _ in 0..next(40) {
                 s.push_str(pieces[next(pieces.len())]);
             }
             if next(2) == 0 {
