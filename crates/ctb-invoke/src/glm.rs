@@ -56,13 +56,7 @@ impl Glm {
 
 impl Body for Glm {
     fn in_parameter(&self) -> bool {
-        matches!(
-            self.state,
-            State::Value {
-                at: ValueEnd::Scan | ValueEnd::Lt(_),
-                ..
-            }
-        )
+        matches!(&self.state, State::Value { at, .. } if at.in_value())
     }
 
     fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {

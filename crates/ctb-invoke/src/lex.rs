@@ -212,6 +212,11 @@ pub(crate) enum ValueEnd {
 }
 
 impl ValueEnd {
+    /// Still inside the value: its closer has not been seen.
+    pub(crate) fn in_value(&self) -> bool {
+        matches!(self, ValueEnd::Scan | ValueEnd::Lt(_))
+    }
+
     /// Advances from `*pos`; `Some((value_end, next))` once the value ended at `value_end` and
     /// what follows starts at `next`.
     pub(crate) fn step(

@@ -57,13 +57,7 @@ impl Qwen {
 
 impl Body for Qwen {
     fn in_parameter(&self) -> bool {
-        matches!(
-            self.state,
-            State::Value {
-                at: ValueEnd::Scan | ValueEnd::Lt(_),
-                ..
-            }
-        )
+        matches!(&self.state, State::Value { at, .. } if at.in_value())
     }
 
     fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {

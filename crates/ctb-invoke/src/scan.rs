@@ -344,11 +344,7 @@ impl Scanner {
     /// offset in the line and how it starts). Sets `self.kind` otherwise, unless the line is
     /// still undecided.
     fn classify(&mut self, line: &str, complete: bool) -> Option<(usize, Start)> {
-        let indent = line
-            .bytes()
-            .take(4)
-            .take_while(|b| *b == b' ' || *b == b'\t')
-            .count();
+        let indent = indent(line);
         let body = &line[indent..];
         let head = &body[..floor_char_boundary(body, LINE_HEAD)];
         self.meter.work += indent + head.len();
@@ -373,11 +369,7 @@ impl Scanner {
     /// A complete fence line: opens a fence, or closes the open one.
     fn close_fence_line(&mut self, line: &str) {
         self.meter.work += line.len();
-        let indent = line
-            .bytes()
-            .take(4)
-            .take_while(|b| *b == b' ' || *b == b'\t')
-            .count();
+        let indent = indent(line);
         let body = &line[indent..];
         let c = body.as_bytes()[0];
         let n = body.bytes().take_while(|b| *b == c).count();
@@ -529,6 +521,14 @@ fn finish_call<'a>(text: &'a str, mut c: Call<'a>) -> Call<'a> {
     }
     c.prose_end = text[..cut].trim_end().len();
     c
+}
+
+/// The spaces and tabs that start `line`, up to four (four make it an indented code line).
+fn indent(line: &str) -> usize {
+    line.bytes()
+        .take(4)
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count()
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {

@@ -186,16 +186,7 @@ pub(crate) fn mid_tag(i: &str) -> Res<'_, &str> {
 
 /// `<name attrs...>`
 pub(crate) fn open(i: &str) -> Res<'_, Open<'_>> {
-    let (i, name) = preceded(char('<'), name).parse(i)?;
-    let (i, (attrs, self_closing)) = attrs_and_close(i)?;
-    Ok((
-        i,
-        Open {
-            name,
-            attrs,
-            self_closing,
-        },
-    ))
+    preceded(char('<'), bare_open).parse(i)
 }
 
 /// `</name >`

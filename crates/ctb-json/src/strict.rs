@@ -221,26 +221,36 @@ impl<U: Builder> Strict<'_, '_, U> {
                         Some(v) => self.values.push(v),
                         None => break,
                     }
-                    self.ws();
-                    if self.at_end()? {
+                    if !self.next_item(b']')? {
                         break;
-                    }
-                    match self.b[self.i] {
-                        b',' => {
-                            self.i += 1;
-                            self.ws();
-                        }
-                        b']' => {
-                            self.i += 1;
-                            break;
-                        }
-                        _ => return None,
                     }
                 }
             }
         }
         self.depth -= 1;
         Some(self.builder.array(self.values.drain(start..)))
+    }
+
+    /// After an element or member: `,` and another follows (`true`), or the container's
+    /// `close` (or the end of a partial text) ends it (`false`); anything else is not strict.
+    #[inline]
+    fn next_item(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        if self.at_end()? {
+            return Some(false);
+        }
+        match self.b[self.i] {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Some(true)
+            }
+            c if c == close => {
+                self.i += 1;
+                Some(false)
+            }
+            _ => None,
+        }
     }
 
     fn object(&mut self) -> Option<U::Value> {
@@ -274,20 +284,8 @@ impl<U: Builder> Strict<'_, '_, U> {
                     };
                     self.keys.push(key);
                     self.values.push(v);
-                    self.ws();
-                    if self.at_end()? {
+                    if !self.next_item(b'}')? {
                         break;
-                    }
-                    match self.b[self.i] {
-                        b',' => {
-                            self.i += 1;
-                            self.ws();
-                        }
-                        b'}' => {
-                            self.i += 1;
-                            break;
-                        }
-                        _ => return None,
                     }
                 }
             }

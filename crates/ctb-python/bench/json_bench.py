@@ -27,27 +27,17 @@ table.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
-import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import claude_tool_bridge as ctb
 import jiter
 import json_repair
+from _ratio import interleaved, report, version
 
 REPO = Path(__file__).resolve().parents[3]
 TOOL_ARGS = REPO / "crates" / "ctb-json" / "tests" / "data" / "prefixes" / "tool_args_4k.json"
-
-
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
 
 
 def records(size: int) -> str:
@@ -84,23 +74,6 @@ def broken(text: str) -> str:
         f"    code: {code},\n"
         "  },\n}"
     )
-
-
-def interleaved(a, b, rounds: int) -> tuple[float, float]:
-    """Medians of `a` and `b` in nanoseconds, timed alternately (after a warm-up)."""
-    for _ in range(max(5, rounds // 20)):
-        a()
-        b()
-    ta, tb = [], []
-    for r in range(rounds):
-        first, second, t1, t2 = (a, b, ta, tb) if r % 2 == 0 else (b, a, tb, ta)
-        start = time.perf_counter_ns()
-        first()
-        t1.append(time.perf_counter_ns() - start)
-        start = time.perf_counter_ns()
-        second()
-        t2.append(time.perf_counter_ns() - start)
-    return statistics.median(ta), statistics.median(tb)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +124,6 @@ def main(argv: list[str] | None = None) -> int:
          ("loads", lambda t, b: ctb.loads(t)), ("json_repair.loads", lambda t, b: json_repair.loads(t)),
          "cut_4k", 0.05),
     ]
-    report_dir = os.environ.get("CTB_BENCH_DIR")
     missed = []
     for name, what, (a_label, a), (b_label, b), key, target in rows:
         text, data = inputs[key]
@@ -161,19 +133,12 @@ def main(argv: list[str] | None = None) -> int:
         row = {"name": name, "what": what, "a": f"{a_label} (Python)", "b": b_label,
                "a_ns": round(a_ns, 1), "b_ns": round(b_ns, 1), "ratio": round(ratio, 4),
                "target": target}
-        if ratio > target:
+        line = f"{name}: {a_label} {a_ns / 1e3:.1f} us / {b_label} {b_ns / 1e3:.1f} us = {ratio:.3f}"
+        if not report(row, args.json, line):
             missed.append(name)
-        if args.json:
-            print(json.dumps(row))
-        else:
-            print(f"{name}: {a_label} {a_ns / 1e3:.1f} us / {b_label} {b_ns / 1e3:.1f} us "
-                  f"= {ratio:.3f} (target <= {target}) {'ok' if ratio <= target else 'MISSED'}")
-        if report_dir:
-            Path(report_dir).mkdir(parents=True, exist_ok=True)
-            (Path(report_dir) / f"{name}.json").write_text(json.dumps(row) + "\n")
     if not args.json:
-        print(f"(wheel {ctb.__version__}, jiter {_version('jiter')}, "
-              f"json_repair {_version('json_repair')}, {rounds} rounds)")
+        print(f"(wheel {ctb.__version__}, jiter {version('jiter')}, "
+              f"json_repair {version('json_repair')}, {rounds} rounds)")
     if args.check and missed:
         print(f"above target: {', '.join(missed)}", file=sys.stderr)
         return 1

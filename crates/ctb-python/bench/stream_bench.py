@@ -22,27 +22,16 @@ medians of alternating rounds; `target` is the most the ratio may be):
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
-import os
-import statistics
 import sys
-import time
-from pathlib import Path
 
 import claude_tool_bridge as ctb
 import json_repair
+from _ratio import interleaved, report, version
 
 TARGET = 1 / 20
 DELTA = 40
 PREFIX = "ant" + "ml:"
-
-
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
 
 
 def build_reply(size: int = 4096) -> str:
@@ -119,20 +108,6 @@ def json_reply(size: int = 4096) -> str:
             return text
 
 
-def interleaved(first, second, rounds: int) -> tuple[float, float]:
-    """Medians (ns) of `first` and `second`, timed in alternating rounds after a warm-up."""
-    for _ in range(max(3, rounds // 10)):
-        first()
-        second()
-    t1, t2 = [], []
-    for k in range(rounds):
-        for fn, out in ((first, t1), (second, t2)) if k % 2 == 0 else ((second, t2), (first, t1)):
-            start = time.perf_counter_ns()
-            fn()
-            out.append(time.perf_counter_ns() - start)
-    return statistics.median(t1), statistics.median(t2)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=400)
@@ -169,23 +144,14 @@ def main(argv: list[str] | None = None) -> int:
                      "b_ns": round(b_ns, 1), "ratio": round(a_ns / b_ns, 4), "target": target,
                      "reply_bytes": len(reply.encode()), "deltas": len(deltas),
                      "reason": decision.reason})
-    report_dir = os.environ.get("CTB_BENCH_DIR")
     missed = []
     for row in rows:
-        ok = row["ratio"] <= row["target"]
-        if not ok:
+        line = (f"{row['name']}: bridge {row['a_ns'] / 1e3:.1f} us ({row['deltas']} deltas, "
+                f"{row['reason']}) / json_repair {row['b_ns'] / 1e3:.1f} us = {row['ratio']:.3f}")
+        if not report(row, args.json, line):
             missed.append(row["name"])
-        if args.json:
-            print(json.dumps(row))
-        else:
-            print(f"{row['name']}: bridge {row['a_ns'] / 1e3:.1f} us ({row['deltas']} deltas, "
-                  f"{row['reason']}) / json_repair {row['b_ns'] / 1e3:.1f} us = "
-                  f"{row['ratio']:.3f} (target <= {row['target']}) {'ok' if ok else 'MISSED'}")
-        if report_dir:
-            Path(report_dir).mkdir(parents=True, exist_ok=True)
-            (Path(report_dir) / f"{row['name']}.json").write_text(json.dumps(row) + "\n")
     if not args.json:
-        print(f"(wheel {ctb.__version__}, json_repair {_version('json_repair')}, "
+        print(f"(wheel {ctb.__version__}, json_repair {version('json_repair')}, "
               f"{args.rounds} rounds)")
     if args.check and missed:
         print(f"above target: {', '.join(missed)}", file=sys.stderr)
