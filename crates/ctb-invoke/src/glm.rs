@@ -8,7 +8,7 @@
 //! (`<arg_value>` missing) breaks the call.
 
 use crate::call::{Body, RawParam, Spans, Step};
-use crate::lex::{Meter, Poll, ValueEnd, next_lt, skip_ws, starts_with};
+use crate::lex::{Child, Meter, Poll, ValueEnd, next_child, next_lt, skip_ws, starts_with};
 
 const CALL_CLOSE: &str = "</tool_call>";
 const KEY_OPEN: &str = "<arg_key>";
@@ -88,24 +88,14 @@ impl Body for Glm {
                     State::Children
                 }
                 State::Children => {
-                    let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
-                    };
-                    if b[at] != b'<' {
-                        return Step::Failed(at);
-                    }
-                    match starts_with(b, at, CALL_CLOSE, meter) {
+                    match next_child(b, &mut self.pos, CALL_CLOSE, KEY_OPEN, meter) {
                         Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => return Step::Done(at + CALL_CLOSE.len()),
-                        Poll::Ready(false) => {}
-                    }
-                    match starts_with(b, at, KEY_OPEN, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => {
+                        Poll::Ready(Child::Close(end)) => return Step::Done(end),
+                        Poll::Ready(Child::Open(at)) => {
                             self.pos = at + KEY_OPEN.len();
                             State::Key(self.pos)
                         }
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Ready(Child::Other(at)) => return Step::Failed(at),
                     }
                 }
                 State::Key(start) => {

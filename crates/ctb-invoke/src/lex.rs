@@ -195,6 +195,44 @@ pub(crate) fn starts_with(text: &[u8], at: usize, lit: &str, meter: &mut Meter) 
     }
 }
 
+/// What follows a call's head or one of its children, after white space (see [`next_child`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Child {
+    /// The call's closer; the call ends at this offset (past the closer).
+    Close(usize),
+    /// A child's opener starts at this offset.
+    Open(usize),
+    /// Something else starts at this offset: not this call.
+    Other(usize),
+}
+
+/// After a call's head or a child (Qwen3-Coder's and GLM's literal tags): white space from
+/// `*pos`, then the call's `close` or a child's `open`.
+pub(crate) fn next_child(
+    text: &[u8],
+    pos: &mut usize,
+    close: &str,
+    open: &str,
+    meter: &mut Meter,
+) -> Poll<Child> {
+    let Some(at) = skip_ws(text, pos, meter) else {
+        return Poll::Pending;
+    };
+    if text[at] != b'<' {
+        return Poll::Ready(Child::Other(at));
+    }
+    match starts_with(text, at, close, meter) {
+        Poll::Pending => return Poll::Pending,
+        Poll::Ready(true) => return Poll::Ready(Child::Close(at + close.len())),
+        Poll::Ready(false) => {}
+    }
+    match starts_with(text, at, open, meter) {
+        Poll::Pending => Poll::Pending,
+        Poll::Ready(true) => Poll::Ready(Child::Open(at)),
+        Poll::Ready(false) => Poll::Ready(Child::Other(at)),
+    }
+}
+
 /// Where a value written between literal tags ends (Qwen3-Coder's `<parameter=k>...</parameter>`,
 /// GLM's `<arg_value>...</arg_value>`): at a closing literal that is followed, after white
 /// space, by one of the literals that may come next (the next child or the call's end). A

@@ -7,7 +7,7 @@
 //! `</function>`, so a value may contain `</parameter>` itself.
 
 use crate::call::{Body, RawParam, Spans, Step};
-use crate::lex::{Meter, Poll, TagEnd, ValueEnd, skip_ws, starts_with};
+use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child};
 
 /// The opening of the call element.
 pub(crate) const FUNCTION_OPEN: &str = "<function=";
@@ -80,21 +80,11 @@ impl Body for Qwen {
                     }
                 }
                 State::Children => {
-                    let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
-                    };
-                    if b[at] != b'<' {
-                        return Step::Failed(at);
-                    }
-                    match starts_with(b, at, FUNCTION_CLOSE, meter) {
+                    match next_child(b, &mut self.pos, FUNCTION_CLOSE, PARAM_OPEN, meter) {
                         Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => return Step::Done(at + FUNCTION_CLOSE.len()),
-                        Poll::Ready(false) => {}
-                    }
-                    match starts_with(b, at, PARAM_OPEN, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => State::ParamTag(TagEnd::open(at)),
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Ready(Child::Close(end)) => return Step::Done(end),
+                        Poll::Ready(Child::Open(at)) => State::ParamTag(TagEnd::open(at)),
+                        Poll::Ready(Child::Other(at)) => return Step::Failed(at),
                     }
                 }
                 State::ParamTag(scan) => {

@@ -30,7 +30,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from usr.plugins.claude_tool_bridge.helpers import install
 
@@ -170,34 +170,36 @@ def _setting_warning(warning: str) -> None:
 def settings_for_display(saved: Any) -> Any:
     """The `get_plugin_config` hook: every key, the saved values laid over the defaults by
     the Rust core. Without the wheel, what Agent Zero read, unchanged."""
-    handle = bridge()
-    if handle is None:
-        return saved
-    try:
-        settings, warnings = handle.settings_for_display(saved)
-    except Exception as exc:
-        _log_error("get_plugin_config", exc)
-        return saved
-    for warning in warnings:
-        _setting_warning(warning)
-    return settings
+    return _settings_through_core(
+        "get_plugin_config", lambda handle: handle.settings_for_display(saved), saved
+    )
 
 
 def settings_to_store(settings: Any) -> Any:
     """The `save_plugin_config` hook: only the keys that differ from the defaults, so that a
     later release's new defaults reach every key the user left alone. Without the wheel,
     the settings unchanged."""
+    return _settings_through_core(
+        "save_plugin_config", lambda handle: handle.settings_to_store(settings), settings
+    )
+
+
+def _settings_through_core(
+    hook: str, convert: Callable[[Bridge], tuple[Any, list[str]]], settings: Any
+) -> Any:
+    """What `convert` makes of the settings, its warnings shown; `settings` unchanged when
+    the wheel is missing or `convert` fails (the failure printed once)."""
     handle = bridge()
     if handle is None:
         return settings
     try:
-        stored, warnings = handle.settings_to_store(settings)
+        converted, warnings = convert(handle)
     except Exception as exc:
-        _log_error("save_plugin_config", exc)
+        _log_error(hook, exc)
         return settings
     for warning in warnings:
         _setting_warning(warning)
-    return stored
+    return converted
 
 
 # ---------------------------------------------------------------- hooks
