@@ -230,10 +230,12 @@ impl Session {
     /// translates with `catalog` (so the caller never stops for a call that would then be
     /// left alone).
     ///
-    /// Only a call that ends in a `>` stops the stream, so a delta without one is just stored
-    /// (Grok's garbled closing tags end without it: those replies are decided whole). The text
-    /// handed back ends at the call's end, or a little later when the bridge had to read that
-    /// far to know it is the first call; [`Session::finish`] on exactly that text returns the
+    /// Only a call decided by a `>` (the end of its closing tag, or of what the bridge had to
+    /// read to know it is the first call) stops the stream, so a delta without one is just
+    /// stored (Grok's garbled closing tags end without it, and so may a candidate that
+    /// enclosed the call and failed: those replies are decided whole). The text handed back
+    /// ends at the call's end, or a little later when the bridge had to read that far to know
+    /// it is the first call; [`Session::finish`] on exactly that text returns the
     /// decision made here. Every byte is read a bounded number of times whatever the deltas,
     /// and the answer does not depend on how the reply was split. Past [`MAX_REPLY_BYTES`] the
     /// stream is left alone.
@@ -449,17 +451,19 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
         _ => return None,
     };
     turn.done = true;
-    // Deltas without a `>` are only stored, so the stream stops early only for a call that
-    // ends in one (every family's closing tag but Grok's garbled ones): whatever the split,
-    // the same calls stop it.
-    if !turn.buffer.as_bytes()[..call_end].ends_with(b">") {
-        return None;
-    }
-    // The text up to the call's end, or as far as the scan read to know it is the first call:
-    // as a whole reply, it has exactly this first call.
+    // The text up to the call's end, or as far as the scan read to know it is the first call
+    // (past a candidate that enclosed it and failed later): as a whole reply, it has exactly
+    // this first call.
     let mut cut = call_end.max(turn.scanner.reach()).min(turn.buffer.len());
     while !turn.buffer.is_char_boundary(cut) {
         cut += 1;
+    }
+    // Deltas without a `>` are only stored, so the stream stops early only when the byte
+    // that decided is one (the end of every family's closing tag but Grok's garbled ones): the
+    // delta that brings it is looked at in every split, so whatever the split, the same text
+    // stops it. A call decided by another byte is left to the finished reply.
+    if !turn.buffer.as_bytes()[..cut].ends_with(b">") {
+        return None;
     }
     let text = &turn.buffer[..cut];
     let decision = decide_found(text, text.len(), found, catalog).decision;

@@ -247,7 +247,7 @@ def wrap_response_callback(
     """A response callback that also feeds the bridge and stops the stream (by returning
     the text to hand on) once the first call is complete and translates.
 
-    Only a call that ends in a `>` stops the stream, so a delta without one costs one
+    Only a call decided by a `>` stops the stream, so a delta without one costs one
     substring test here and no call into Rust. Agent Zero hands the callback the response so
     far (`full`: its deltas joined, in v1.7 as in v2.6); a delta with a `>` feeds the bridge
     everything of it not fed yet. Should `full` not continue what was fed (it does not end
