@@ -39,7 +39,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         cmd.args(["-p", p]);
     }
     cmd.arg("--");
-    cmd.args(args);
+    // `cargo xtask bench -- <criterion args>`: the `--` is ours to write once.
+    cmd.args(args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args));
     util::run(&mut cmd)?;
     let python = python_benches(&reports);
     let table = ratio_table(&reports);
@@ -53,20 +54,25 @@ fn python_benches(reports: &Path) -> Result<(), String> {
         crate::dist::read_requirements(&root().join("tests/python/requirements.txt"))?;
     let python = crate::dist::ensure_venv(&requirements)?;
     crate::dist::develop(&python)?;
+    // Every bench runs, also after one missed a target, so the table has every row.
+    let mut failed = Ok(());
     for script in PYTHON_BENCHES {
         let path = root().join(script);
         if !path.is_file() {
             continue;
         }
-        util::run(
+        let run = util::run(
             Command::new(&python)
                 .arg(&path)
                 .arg("--check")
                 .env("CTB_BENCH_DIR", reports)
                 .current_dir(root()),
-        )?;
+        );
+        if failed.is_ok() {
+            failed = run;
+        }
     }
-    Ok(())
+    failed
 }
 
 /// Prints every ratio file in `dir` as one table; fails when one misses its target.
@@ -107,10 +113,15 @@ fn ratio_table(dir: &Path) -> Result<(), String> {
         "
 speed ratios (median of a / median of b, side by side in one process):"
     );
-    println!("{:<38} {:<58} {:>7} {:>8}", "ratio", "a / b", "", "target");
+    let name_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
+    let what_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(5);
+    println!(
+        "{:<name_w$} {:<what_w$} {:>7} {:>8}",
+        "ratio", "a / b", "", "target"
+    );
     for (name, what, ratio, target, ok) in &rows {
         println!(
-            "{name:<38} {what:<58} {ratio:>7.3} {:>8} {}",
+            "{name:<name_w$} {what:<what_w$} {ratio:>7.3} {:>8} {}",
             format!("<= {target}"),
             if *ok { "ok" } else { "MISSED" }
         );
