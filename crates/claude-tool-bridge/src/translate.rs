@@ -462,10 +462,12 @@ const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</think
 /// tags of a reasoning block are dropped and its text kept: it is what the model thought.
 fn split_thoughts(prose: &str) -> Vec<String> {
     let stripped;
-    // Every reasoning tag ends in `think>`: one search tells whether any is there.
-    let prose = if memchr::memmem::find(prose.as_bytes(), b"think>").is_some()
-        && REASONING_TAGS.iter().any(|t| prose.contains(t))
-    {
+    // Every reasoning tag has `think` right after a `<` or a `/`: one search tells whether
+    // any can be there.
+    let b = prose.as_bytes();
+    let tagged =
+        memchr::memmem::find_iter(b, b"think").any(|i| i > 0 && matches!(b[i - 1], b'<' | b'/'));
+    let prose = if tagged && REASONING_TAGS.iter().any(|t| prose.contains(t)) {
         let mut s = prose.to_owned();
         for t in REASONING_TAGS {
             s = s.replace(t, "\n\n");
