@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import claude_tool_bridge as ctb
 import pytest
-from conftest import PLUGIN, SYSTEM_PROMPT
+from conftest import PLUGIN, REPO, SYSTEM_PROMPT
 from replies import LS_CALL, PREFIX, invoke
 
 
@@ -16,6 +18,18 @@ def test_version_and_typing_files_ship():
     assert ctb.__version__.count(".") == 2
     assert (package / "py.typed").exists()
     assert (package / "_native.pyi").exists()
+
+
+def test_the_release_import_check_passes_on_this_build(tmp_path):
+    """The script the release workflow (and `cargo xtask dist`) runs against every built wheel
+    works with the current API, run away from the source tree as there."""
+    script = REPO / ".github" / "workflows" / "import_check.py"
+    done = subprocess.run(
+        [sys.executable, str(script), ctb.__version__],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "imports and translates" in done.stdout
 
 
 def test_default_config_yaml_is_exactly_the_rust_defaults():
