@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,15 @@ def test_the_release_import_check_passes_on_this_build(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "imports and translates" in done.stdout
+
+
+@pytest.mark.parametrize("readme", ["crates/ctb-python/README.md"])
+def test_the_readme_examples_run(readme):
+    """Every Python example in the wheel's README runs as written against this build."""
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / readme).read_text(), re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, readme, "exec"), {})
 
 
 def test_default_config_yaml_is_exactly_the_rust_defaults():
