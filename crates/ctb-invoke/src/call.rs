@@ -439,14 +439,24 @@ impl Parser {
         let args = match &self.spans.json {
             Some(r) => Args::Json(&text[r.clone()]),
             None => {
-                let mut seen: HashSet<&str> = HashSet::with_capacity(self.spans.params.len());
+                // A later parameter with an earlier one's name is dropped. A few names are
+                // compared with each other; many go through a set (linear in their number).
+                let params = &self.spans.params;
+                let mut seen: HashSet<&str> = HashSet::new();
+                let first_of_name = |k: usize, name: &'a str, seen: &mut HashSet<&'a str>| {
+                    if params.len() <= FEW_PARAMS {
+                        params[..k].iter().all(|q| &text[q.name.clone()] != name)
+                    } else {
+                        seen.insert(name)
+                    }
+                };
                 Args::Params(
-                    self.spans
-                        .params
+                    params
                         .iter()
-                        .filter_map(|p| {
+                        .enumerate()
+                        .filter_map(|(k, p)| {
                             let name = &text[p.name.clone()];
-                            seen.insert(name).then(|| Param {
+                            first_of_name(k, name, &mut seen).then(|| Param {
                                 name,
                                 value: &text[p.value.clone()],
                                 attrs: p
@@ -471,6 +481,10 @@ impl Parser {
         }
     }
 }
+
+/// Up to this many parameters, duplicate names are found by comparing each with the earlier
+/// ones (at most 120 comparisons) instead of hashing.
+const FEW_PARAMS: usize = 16;
 
 /// The family a wrapper announces (`<minimax:tool_call>`, `<｜DSML｜function_calls>`); the call
 /// inside may still say otherwise.

@@ -100,6 +100,30 @@ impl TagEnd {
         let from = self.pos;
         let mut result = None;
         while self.pos < limit {
+            // Runs that cannot change the state are passed over: a quoted value up to its
+            // quote, plain text up to the next `>`, `<` or `=`.
+            match self.quote {
+                Quote::In(q) => match memchr::memchr(q, &text[self.pos..limit]) {
+                    Some(off) => {
+                        self.pos += off + 1;
+                        self.quote = Quote::Plain;
+                        continue;
+                    }
+                    None => {
+                        self.pos = limit;
+                        break;
+                    }
+                },
+                Quote::Plain => {
+                    while self.pos < limit && !matches!(text[self.pos], b'>' | b'<' | b'=') {
+                        self.pos += 1;
+                    }
+                    if self.pos == limit {
+                        break;
+                    }
+                }
+                Quote::AfterEq => {}
+            }
             let b = text[self.pos];
             self.pos += 1;
             self.quote = match (self.quote, b) {

@@ -111,6 +111,47 @@ pub struct Scanner {
     rescans: usize,
     /// The work cap was reached; nothing more is read.
     exhausted: bool,
+    /// Where the text's `<` and `:` bytes are, found ahead of the lines that need them.
+    tag_bytes: TagBytes,
+}
+
+/// Finds the `<` and `:` bytes of a growing text ahead of the line scan, so that a complete
+/// line without them (most lines of prose) is known to be ordinary text without being
+/// classified: no call starts there (every start but a DeepSeek name or a fence, which show in
+/// the line's first byte, has a `<` or a `:`) and it quotes no call tag.
+///
+/// It knows `[lo, hi)`: either the first such byte at or after `lo` is at `hi`, or there is
+/// none before `hi` (when `hit` is false). Lines are asked about in order, so each byte is
+/// searched once; a line asked about before `lo` (the scan never goes back, but nothing here
+/// relies on that) restarts the search there.
+#[derive(Debug, Clone, Copy, Default)]
+struct TagBytes {
+    lo: usize,
+    hi: usize,
+    hit: bool,
+}
+
+impl TagBytes {
+    /// Whether `b[start..end]` holds no `<` or `:`.
+    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
+        if start < self.lo || (self.hit && self.hi < start) {
+            *self = Self {
+                lo: start,
+                hi: start,
+                hit: false,
+            };
+        }
+        if !self.hit && self.hi < end {
+            match memchr::memchr2(b'<', b':', &b[self.hi..]) {
+                Some(off) => {
+                    self.hi += off;
+                    self.hit = true;
+                }
+                None => self.hi = b.len(),
+            }
+        }
+        self.hi >= end
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -204,8 +245,9 @@ impl Scanner {
                         };
                     }
                     Step::Done(end) => {
-                        let parser = c.parser.clone();
-                        self.candidate = None;
+                        let Some(Candidate { parser, .. }) = self.candidate.take() else {
+                            unreachable!("a candidate was run")
+                        };
                         self.meter.work += parser.start();
                         let call = finish_call(text, parser.call(text, end));
                         self.found = Some((parser, end));
@@ -233,6 +275,15 @@ impl Scanner {
                         self.eol_from = text.len();
                         self.meter.work += text.len() - from;
                     }
+                }
+            }
+            if let Some(eol) = self.eol {
+                if self.kind == LineKind::Fresh && self.is_plain_line(b, eol) {
+                    // Charged as classifying it and reading it as an ordinary line are.
+                    let line = &text[self.line..eol];
+                    self.meter.work += head_work(line) + line.len();
+                    self.next_line(eol + 1);
+                    continue;
                 }
             }
             let complete = self.eol.is_some() || last;
@@ -316,6 +367,22 @@ impl Scanner {
         }
     }
 
+    /// Whether the current line, complete up to `eol`, is plain ordinary text: not the reply's
+    /// first line (which may start mid-tag), no fence, DeepSeek name or tag at its start, no
+    /// `<` or `:` in it. Classifying such a line finds nothing, so it is passed over.
+    fn is_plain_line(&mut self, b: &[u8], eol: usize) -> bool {
+        if self.line == 0 {
+            return false;
+        }
+        let line = &b[self.line..eol];
+        let first = line
+            .iter()
+            .take(5)
+            .find(|c| !matches!(c, b' ' | b'\t'))
+            .copied();
+        !matches!(first, Some(b'`' | b'~' | 0xEF)) && self.tag_bytes.none_in(b, self.line, eol)
+    }
+
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
     /// `>` (the first tag has ended) or are as long as classifying ever needs.
     fn head_decidable(&mut self, b: &[u8], line_end: usize) -> bool {
@@ -347,7 +414,7 @@ impl Scanner {
         let indent = indent(line);
         let body = &line[indent..];
         let head = &body[..floor_char_boundary(body, LINE_HEAD)];
-        self.meter.work += indent + head.len();
+        self.meter.work += head_work(line);
         if is_fence_start(body) {
             self.kind = LineKind::Fence;
             return None;
@@ -521,6 +588,12 @@ fn finish_call<'a>(text: &'a str, mut c: Call<'a>) -> Call<'a> {
     }
     c.prose_end = text[..cut].trim_end().len();
     c
+}
+
+/// The work of classifying `line`: its indent and the first bytes after it.
+fn head_work(line: &str) -> usize {
+    let indent = indent(line);
+    indent + floor_char_boundary(&line[indent..], LINE_HEAD)
 }
 
 /// The spaces and tabs that start `line`, up to four (four make it an indented code line).

@@ -41,7 +41,16 @@ fn is_ident_char(c: char) -> bool {
 
 /// `[A-Za-z0-9_-]+`
 pub(crate) fn ident(i: &str) -> Res<'_, &str> {
-    take_while1(is_ident_char).parse(i)
+    // As nom's streaming `take_while1(is_ident_char)`, a byte at a time (every name byte is
+    // ASCII, so the first other byte is a character boundary).
+    match i.bytes().position(|b| !is_ident_char(char::from(b))) {
+        Some(0) => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::TakeWhile1,
+        ))),
+        Some(n) => Ok((&i[n..], &i[..n])),
+        None => Err(nom::Err::Incomplete(nom::Needed::new(1))),
+    }
 }
 
 /// Spaces, tabs and line breaks, possibly none.
