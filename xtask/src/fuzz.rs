@@ -56,6 +56,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let chosen: Vec<String> = if wanted.is_empty() { all } else { wanted };
+    check_tools()?;
     let seeds = seeds()?;
     let mut outcomes = Vec::new();
     for target in &chosen {
@@ -151,6 +152,28 @@ fn write_seeds(corpus: &Path, seeds: &[(String, Vec<u8>)]) -> Result<(), String>
     for (name, bytes) in seeds {
         let path = corpus.join(name);
         std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Fails with one line saying what to install when the nightly toolchain or cargo-fuzz is
+/// missing (instead of a run per target that each fail the same way).
+fn check_tools() -> Result<(), String> {
+    let works = |args: &[&str]| {
+        Command::new("cargo")
+            .current_dir(root())
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !works(&["+nightly", "--version"]) {
+        return Err("the nightly toolchain is missing: rustup toolchain install nightly".into());
+    }
+    if !works(&["+nightly", "fuzz", "--version"]) {
+        return Err("cargo-fuzz is missing: cargo install cargo-fuzz --locked".into());
     }
     Ok(())
 }
