@@ -1,7 +1,7 @@
 //! Objects, arrays and Python tuples.
 
 use super::{Build, Parser, Res, Slot, StrBuf, Unquoted};
-use crate::chars::{find_json_special, hex_run, hex_value, is_value_start, quote_at};
+use crate::chars::{find_json_special, hex_run, hex_value, is_value_start, is_ws, quote_at};
 use crate::{ErrorKind, Input};
 
 impl<B: Build> Parser<'_, B> {
@@ -144,6 +144,18 @@ impl<B: Build> Parser<'_, B> {
             }
             // `{"a"}`: a key and the closing brace, as `{"a"` at the end of the text
             let brace = quoted && !colon && self.peek() == Some(b'}');
+            if brace
+                && self.b[self.i..]
+                    .iter()
+                    .all(|&c| matches!(c, b'}' | b']') || is_ws(c))
+                && self.out.obj_has_key(obj, &self.scratch)
+            {
+                // `{"a": 1, "a"}` at the end of the text, or `{"a": 1, "a}` (a key cut off
+                // before its end quote, which the closing brackets after it close): a key
+                // without a value does not replace a member that is complete, as a key the
+                // end cuts off does not (asked once: only closing brackets follow)
+                continue;
+            }
             if !colon && !truncated && !brace && !is_value_start(self.b, self.i) {
                 return Err(self.err(ErrorKind::ColonExpected, self.i));
             }
