@@ -278,7 +278,7 @@ impl Scanner {
                 }
             }
             if let Some(eol) = self.eol {
-                if self.kind == LineKind::Fresh && self.is_plain_line(b, eol) {
+                if self.kind == LineKind::Fresh && self.is_plain_line(text, eol) {
                     // Charged as classifying it and reading it as an ordinary line are.
                     let line = &text[self.line..eol];
                     self.meter.work += head_work(line) + line.len();
@@ -370,17 +370,14 @@ impl Scanner {
     /// Whether the current line, complete up to `eol`, is plain ordinary text: not the reply's
     /// first line (which may start mid-tag), no fence, DeepSeek name or tag at its start, no
     /// `<` or `:` in it. Classifying such a line finds nothing, so it is passed over.
-    fn is_plain_line(&mut self, b: &[u8], eol: usize) -> bool {
+    fn is_plain_line(&mut self, text: &str, eol: usize) -> bool {
         if self.line == 0 {
             return false;
         }
-        let line = &b[self.line..eol];
-        let first = line
-            .iter()
-            .take(5)
-            .find(|c| !matches!(c, b' ' | b'\t'))
-            .copied();
-        !matches!(first, Some(b'`' | b'~' | 0xEF)) && self.tag_bytes.none_in(b, self.line, eol)
+        let line = &text.as_bytes()[self.line..eol];
+        let first = line.get(indent(&text[self.line..eol]));
+        !matches!(first, Some(b'`' | b'~' | 0xEF))
+            && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
