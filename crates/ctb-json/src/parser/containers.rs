@@ -133,27 +133,23 @@ impl<B: Build> Parser<'_, B> {
             if key_truncated {
                 break; // `{"`: a key cut off before it began
             }
-            if truncated && !colon && self.out.obj_has_key(obj, &self.scratch) {
-                // `{"path": "a", "path` (cut off from `"path_to"`): a key the end cuts off
-                // does not replace a member that is complete
-                break;
-            }
-            if !colon && !quoted && self.peek() == Some(b'}') {
-                // a stray word before the closing brace: `{"a": 1 junk}`
-                continue;
-            }
             // `{"a"}`: a key and the closing brace, as `{"a"` at the end of the text
             let brace = quoted && !colon && self.peek() == Some(b'}');
-            if brace
+            if (truncated || brace)
+                && !colon
                 && self.b[self.i..]
                     .iter()
                     .all(|&c| matches!(c, b'}' | b']') || is_ws(c))
                 && self.out.obj_has_key(obj, &self.scratch)
             {
-                // `{"a": 1, "a"}` at the end of the text, or `{"a": 1, "a}` (a key cut off
-                // before its end quote, which the closing brackets after it close): a key
-                // without a value does not replace a member that is complete, as a key the
-                // end cuts off does not (asked once: only closing brackets follow)
+                // A key without a value and with only closing brackets after it does not
+                // replace a member that is complete: `{"path": "a", "path` (cut off from
+                // `"path_to"`), `{"a": 1, "a}` (cut off before its end quote, the brackets
+                // closing it), `{"a": 1, "a"}`. Asked once: nothing but brackets follow.
+                continue;
+            }
+            if !colon && !quoted && self.peek() == Some(b'}') {
+                // a stray word before the closing brace: `{"a": 1 junk}`
                 continue;
             }
             if !colon && !truncated && !brace && !is_value_start(self.b, self.i) {
