@@ -584,8 +584,14 @@ mod tests {
             c.forms_for("anthropic/claude-sonnet-4-5"),
             Forms::of(&[Family::Claude])
         );
-        assert!(c.forms_for("openrouter/deepseek/deepseek-v3.2").contains(Family::Claude));
-        assert!(!c.forms_for("openrouter/qwen/qwen3-coder").contains(Family::Claude));
+        assert!(
+            c.forms_for("openrouter/deepseek/deepseek-v3.2")
+                .contains(Family::Claude)
+        );
+        assert!(
+            !c.forms_for("openrouter/qwen/qwen3-coder")
+                .contains(Family::Claude)
+        );
         assert_eq!(c.forms_for("openai/gpt-5"), Forms::ALL);
         let (all, w) = load(json!({"all_forms": true}));
         assert!(w.is_empty());

@@ -182,8 +182,14 @@ mod tests {
     #[test]
     fn normalising_drops_blanks_the_prefix_and_entities() {
         let p = ctb_invoke::PREFIX;
-        assert_eq!(norm(&format!("< {p}invoke name=\"x\" >\n</{p}invoke>")), "<invokename=\"x\"></invoke>");
-        assert_eq!(norm("&lt;invoke name=&quot;x&quot;&gt;"), "<invokename=\"x\">");
+        assert_eq!(
+            norm(&format!("< {p}invoke name=\"x\" >\n</{p}invoke>")),
+            "<invokename=\"x\"></invoke>"
+        );
+        assert_eq!(
+            norm("&lt;invoke name=&quot;x&quot;&gt;"),
+            "<invokename=\"x\">"
+        );
         assert_eq!(norm(&format!("&lt;{p}invoke")), "<invoke");
         assert_eq!(norm("a &amp;&amp; b"), "a&&b");
         assert_eq!(norm("&unknown; \u{a0}é"), "&unknown;\u{a0}é");
@@ -194,8 +200,12 @@ mod tests {
         let page = "<p>Run this:</p>\n<invoke name=\"sh\">\n<parameter name=\"cmd\">ls</parameter>\n</invoke>\n";
         let echoes = Echoes::from_texts(["unrelated", page]);
         assert_eq!(echoes.len(), 2);
-        assert!(echoes.contains("<invoke name=\"sh\"><parameter name=\"cmd\">ls</parameter></invoke>"));
-        assert!(!echoes.contains("<invoke name=\"sh\"><parameter name=\"cmd\">rm</parameter></invoke>"));
+        assert!(
+            echoes.contains("<invoke name=\"sh\"><parameter name=\"cmd\">ls</parameter></invoke>")
+        );
+        assert!(
+            !echoes.contains("<invoke name=\"sh\"><parameter name=\"cmd\">rm</parameter></invoke>")
+        );
         assert!(!echoes.contains("  \n"));
         // Texts do not run into each other.
         let two = Echoes::from_texts(["<invoke name=\"a\">", "</invoke>"]);

@@ -188,6 +188,12 @@ impl Session {
         self.discards_in_row
     }
 
+    /// The text of the turn in progress that [`Session::feed`] or [`Session::advance`] took
+    /// (up to [`MAX_REPLY_BYTES`]; nothing for a model that is not covered).
+    pub fn received(&self) -> &str {
+        self.turn.as_ref().map_or("", |t| t.buffer.as_str())
+    }
+
     /// Starts a request for `model` whose own stop list is `model_stops`. Also call it
     /// before asking again after a discard. The reply is read for the markup forms `model`'s
     /// family writes (every form for a model no family's patterns match).

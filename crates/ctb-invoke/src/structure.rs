@@ -39,6 +39,38 @@ pub(crate) struct Structure {
     mid_line: bool,
     mode: Mode,
     para: Para,
+    items: Items,
+}
+
+/// The list items open at the current line, innermost last: each one's content column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Items {
+    cols: [usize; MAX_ITEMS],
+    len: usize,
+}
+
+/// List items followed in depth; deeper ones count as the deepest (their fences are then read
+/// with that item's column, which can only keep a fence open longer).
+const MAX_ITEMS: usize = 8;
+
+impl Items {
+    fn innermost(&self) -> Option<usize> {
+        self.len.checked_sub(1).map(|i| self.cols[i])
+    }
+
+    /// Closes the items whose content column the line at `col` does not reach.
+    fn close_past(&mut self, col: usize) {
+        while self.innermost().is_some_and(|c| col < c) {
+            self.len -= 1;
+        }
+    }
+
+    fn open(&mut self, col: usize) {
+        if self.len < MAX_ITEMS {
+            self.cols[self.len] = col;
+            self.len += 1;
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,8 +80,9 @@ enum Mode {
     Prose,
     /// A fenced code block.
     Fence(Fence),
-    /// Raw text up to a closer.
-    Raw(RawEnd),
+    /// Raw text up to a closer; opened inside an HTML block (`true`), also up to the blank
+    /// line that ends the block.
+    Raw(RawEnd, bool),
     /// A JSON value.
     Json(Json),
     /// A broken candidate call, up to the tag that balances its opening one.
@@ -67,6 +100,9 @@ struct Para {
     ticks: usize,
     /// The paragraph belongs to a block quote.
     quoted: bool,
+    /// The "paragraph" is an HTML block of CommonMark's sixth or seventh kind (`<div>`, or a
+    /// tag alone on its line): it runs to a blank line, and no other block starts inside it.
+    html: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +175,9 @@ impl Structure {
     }
 
     /// Whether a call may start on the line at the offset read up to: the line is in the
-    /// reply's own voice.
+    /// reply's own voice. (A line inside a fence never is, not even one that CommonMark reads
+    /// as leaving the list item or block quote that holds the fence: the model meant it as part
+    /// of the fence. The lines after it are read as CommonMark reads them.)
     pub(crate) fn live(&self) -> bool {
         self.mode == Mode::Prose && self.para.ticks == 0 && !self.para.quoted
     }
@@ -199,12 +237,28 @@ impl Structure {
                     }
                     return;
                 }
-                Mode::Raw(until) => match raw_end(b, p, end, until) {
+                Mode::Raw(until, in_html) => match raw_end(b, p, end, until) {
                     Some(next) => {
                         self.mode = Mode::Prose;
+                        if in_html {
+                            // Back in the HTML block the raw text was part of.
+                            self.para.open = true;
+                            self.para.html = true;
+                        }
                         p = next;
                     }
-                    None => return,
+                    None => {
+                        if in_html
+                            && at_start
+                            && b[p..end].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+                        {
+                            // The HTML block ends at a blank line, and the raw text with it
+                            // (CommonMark reads no raw text there at all).
+                            self.mode = Mode::Prose;
+                            self.para = Para::default();
+                        }
+                        return;
+                    }
                 },
                 Mode::Json(mut j) => match j.lex(b, p, end) {
                     Some(next) => {
@@ -248,8 +302,39 @@ impl Structure {
             self.para = Para::default();
             return None;
         }
-        if cols >= 4 && !self.para.open {
+        if self.para.html {
+            // Inside an HTML block (CommonMark's sixth or seventh kind) no other block starts.
+            // A raw-text element is still read as raw text (as a browser reads it), but only
+            // up to the blank line that ends the HTML block: it never swallows a fence that
+            // CommonMark reads after it.
+            return Some(p + i);
+        }
+        // The list items the line is in: those whose content column it reaches. A paragraph's
+        // lazy continuation line stays in them; a line that starts a block does not, and it
+        // ends the paragraph with any code span left open there (a block quote's next line
+        // continues its paragraph).
+        let interrupts = self.para.open && self.items.len == 0;
+        let base = self.items.innermost().filter(|c| cols >= *c).unwrap_or(0);
+        let block = cols <= base + 3 && starts_block(line, i, interrupts);
+        if !self.para.open || block {
+            self.items.close_past(cols);
+        }
+        if block && !(self.para.quoted && line.get(i) == Some(&b'>')) {
+            self.para.ticks = 0;
+            if line.get(i) != Some(&b'>') {
+                // A block that interrupts a quoted paragraph ends the quote.
+                self.para.quoted = false;
+            }
+        }
+        let item = self.items.innermost().filter(|c| cols >= *c).unwrap_or(0);
+        if cols >= item + 4 && !self.para.open {
             // Indented code: no inline reading.
+            return None;
+        }
+        if cols <= item + 3 && (atx_heading(&line[i..]) || thematic_break(&line[i..])) {
+            // A heading, a thematic break or a setext underline ends the paragraph, and any
+            // code span a line of it left open.
+            self.para = Para::default();
             return None;
         }
         let mut col = cols;
@@ -266,11 +351,22 @@ impl Structure {
             }
         }
         if in_quote {
+            if line[i..].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
+                // A block quote line with nothing in it: no paragraph for a later line to
+                // continue.
+                self.para = Para::default();
+                return None;
+            }
             self.para.quoted = true;
         }
         // A list item's marker: its content starts after it.
-        let mut container = if in_quote { col } else { 0 };
-        if let Some((content_col, content_at)) = list_marker(line, i, col) {
+        let mut container = if in_quote { col } else { item };
+        if let Some((content_col, content_at)) =
+            list_marker(line, i, col).filter(|_| !interrupts || can_interrupt(&line[i..]))
+        {
+            if !in_quote {
+                self.items.open(content_col);
+            }
             container = content_col;
             i = content_at;
             col = content_col;
@@ -286,11 +382,28 @@ impl Structure {
                 self.para = Para::default();
                 return None;
             }
+            // An HTML block of raw text starts here whatever the inline state (it interrupts
+            // a paragraph, an open code span included); its closer may be on this same line.
             if let Some(until) = line_head_raw(&line[i..]) {
-                self.mode = Mode::Raw(until);
+                self.mode = Mode::Raw(until, false);
                 self.para = Para::default();
-                // The closer may be on this same line.
                 return Some(p + i + 1);
+            }
+            if line.get(i) == Some(&b'<') {
+                if let Some((until, after)) = inline_raw(b, p + i, end, true) {
+                    self.mode = Mode::Raw(until, false);
+                    self.para = Para::default();
+                    return Some(after);
+                }
+                if html_block_start(&line[i..], self.para.open) {
+                    self.para = Para {
+                        open: true,
+                        html: true,
+                        quoted: self.para.quoted,
+                        ticks: 0,
+                    };
+                    return Some(p + i);
+                }
             }
         }
         self.para.open = true;
@@ -319,6 +432,12 @@ impl Structure {
                 return false;
             }
             i += j;
+        } else if col < f.col && i < line.len() && line[i..].iter().any(|&c| c != b'\r') {
+            // A line less indented than the list item's content ends the item, and the fence
+            // with it: it is read again as a line of its own.
+            self.mode = Mode::Prose;
+            self.para = Para::default();
+            return true;
         } else if col > f.col + 3 {
             return false;
         }
@@ -339,6 +458,7 @@ impl Structure {
         while let Some(off) = memchr::memchr3(b'`', b'<', b'{', &b[i..end]) {
             let k = i + off;
             match b[k] {
+                b'`' if self.para.html => i = k + 1,
                 b'`' => {
                     let n = b[k..end].iter().take_while(|&&c| c == b'`').count();
                     if self.para.ticks == 0 {
@@ -350,7 +470,7 @@ impl Structure {
                 }
                 b'<' if self.para.ticks == 0 => {
                     if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head) {
-                        self.mode = Mode::Raw(until);
+                        self.mode = Mode::Raw(until, self.para.html);
                         self.para = Para::default();
                         return Some(after);
                     }
@@ -398,7 +518,11 @@ impl Json {
                     match memchr::memchr2(b'"', b'\\', &b[i..end]) {
                         Some(off) => {
                             i += off;
-                            self.string = if b[i] == b'"' { Str::Quote } else { Str::Escape };
+                            self.string = if b[i] == b'"' {
+                                Str::Quote
+                            } else {
+                                Str::Escape
+                            };
                         }
                         None => return None,
                     }
@@ -544,6 +668,159 @@ fn fence_opener(text: &[u8]) -> Option<(u8, usize)> {
     Some((ch, n))
 }
 
+/// Whether a list item at `text` may interrupt a paragraph: a bullet or `1.`/`1)`, with
+/// content on its line.
+fn can_interrupt(text: &[u8]) -> bool {
+    let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();
+    let marker = digits.max(1) + usize::from(digits > 0);
+    (digits == 0 || &text[..digits] == b"1")
+        && text[marker..]
+            .iter()
+            .any(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+}
+
+/// Whether the line's text at `i` starts a block, so that it cannot continue a paragraph
+/// lazily: a fence, a list item (one that may interrupt a paragraph, when `interrupts`), a
+/// block quote, a heading, a thematic break, an HTML block.
+fn starts_block(line: &[u8], i: usize, interrupts: bool) -> bool {
+    let text = &line[i..];
+    fence_opener(text).is_some()
+        || list_marker(line, i, 0).is_some() && (!interrupts || can_interrupt(text))
+        || matches!(text.first(), Some(b'>' | b'#'))
+        || line_head_raw(text).is_some()
+        || (text.first() == Some(&b'<')
+            && (inline_raw(line, i, line.len(), true).is_some() || html_block_start(text, true)))
+        || thematic_break(text)
+}
+
+/// `#` to `######` and a blank or the line's end: an ATX heading.
+fn atx_heading(text: &[u8]) -> bool {
+    let n = text.iter().take_while(|&&c| c == b'#').count();
+    (1..=6).contains(&n) && matches!(text.get(n), None | Some(b' ' | b'\t' | b'\r'))
+}
+
+/// `***`, `---` or `___` (three or more, blanks between allowed).
+fn thematic_break(text: &[u8]) -> bool {
+    let Some(&c) = text.first() else {
+        return false;
+    };
+    matches!(c, b'*' | b'-' | b'_')
+        && text.iter().filter(|&&b| b == c).count() >= 3
+        && text
+            .iter()
+            .all(|&b| b == c || matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// The block-level HTML elements that open CommonMark's sixth kind of HTML block.
+const BLOCK_ELEMENTS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Whether `text` (a line from its first non-blank byte, a `<`) starts an HTML block of
+/// CommonMark's sixth kind (a block-level element's tag: it may interrupt a paragraph) or
+/// seventh (any other complete opening or closing tag alone on its line: not inside a
+/// paragraph).
+fn html_block_start(text: &[u8], in_paragraph: bool) -> bool {
+    let closing = text.get(1) == Some(&b'/');
+    let from = usize::from(closing);
+    let Some((name, after)) = open_name(&text[from..]) else {
+        return false;
+    };
+    let name_at = from + after - name.len();
+    if name_at != from + 1 {
+        // A namespace prefix: not an HTML element name.
+        return after_tag_blank(text, from + after, closing) && !in_paragraph;
+    }
+    if BLOCK_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+        return true;
+    }
+    !in_paragraph && after_tag_blank(text, from + after, closing)
+}
+
+/// Whether the tag whose name ends at `at` ends on this line (its `>` outside quotes) with only
+/// blanks after it.
+fn after_tag_blank(text: &[u8], at: usize, closing: bool) -> bool {
+    let mut quote = None;
+    let mut i = at;
+    while let Some(&c) = text.get(i) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') if !closing => quote = Some(c),
+            (None, b'>') => {
+                return text[i + 1..]
+                    .iter()
+                    .all(|c| matches!(c, b' ' | b'\t' | b'\r'));
+            }
+            (None, b'<') => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// An HTML block that only counts at a line's start: a processing instruction (`<?`) or a
 /// declaration (`<!` and a letter). The other raw-text openers are in [`inline_raw`].
 fn line_head_raw(text: &[u8]) -> Option<RawEnd> {
@@ -571,10 +848,15 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
             .chain(RESULT_ELEMENTS)
             .find(|e| e.eq_ignore_ascii_case(local))?;
         // The opening tag ends at its `>` (or the line does).
-        let tag_end = memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
+        let tag_end =
+            memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
         (RawEnd::Element(element), tag_end)
     };
-    if !at_head && !b[after..end].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
+    if !at_head
+        && !b[after..end]
+            .iter()
+            .all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+    {
         return None;
     }
     Some((until, after))
@@ -645,7 +927,9 @@ fn element_tag(text: &[u8], k: usize, local: &str, fold: bool) -> Option<(bool, 
 fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
     let text = &b[p..end];
     match until {
-        RawEnd::Literal(lit) => memchr::memmem::find(text, lit.as_bytes()).map(|off| p + off + lit.len()),
+        RawEnd::Literal(lit) => {
+            memchr::memmem::find(text, lit.as_bytes()).map(|off| p + off + lit.len())
+        }
         RawEnd::Element(local) => {
             let mut i = 0;
             while let Some(off) = memchr::memmem::find(&text[i..], b"</") {
@@ -663,7 +947,10 @@ fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
 /// Whether the `{` before `i` opens a JSON object: a quote (a key) follows it after blanks, or
 /// nothing more on its line.
 fn opens_object(b: &[u8], i: usize, end: usize) -> bool {
-    match b[i..end].iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r')) {
+    match b[i..end]
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+    {
         None => true,
         Some(&c) => c == b'"',
     }
