@@ -58,8 +58,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("build_1mb", |b| {
         b.iter(|| Echoes::from_texts(black_box(&texts)).indexed_bytes());
     });
-    group.bench_function("check_1mb_miss", |b| b.iter(|| echoes.contains(black_box(CALL))));
-    group.bench_function("check_1mb_hit", |b| b.iter(|| echoed.contains(black_box(CALL))));
+    group.bench_function("check_1mb_miss", |b| {
+        b.iter(|| echoes.contains(black_box(CALL)))
+    });
+    group.bench_function("check_1mb_hit", |b| {
+        b.iter(|| echoed.contains(black_box(CALL)))
+    });
     group.finish();
 }
 
@@ -78,7 +82,10 @@ fn ratio() {
             black_box(echoes.contains(black_box(CALL)));
         },
         || {
-            black_box(memchr::memmem::find(black_box(raw.as_bytes()), CALL.as_bytes()));
+            black_box(memchr::memmem::find(
+                black_box(raw.as_bytes()),
+                CALL.as_bytes(),
+            ));
         },
     );
     if let Err(e) = ratio.report() {
