@@ -63,17 +63,22 @@ class Config:
     def from_json(text: str) -> Config:
         """The defaults with the settings of `text` laid over them. Raises ValueError for
         text that is not JSON or not a mapping; unknown keys and unusable values only add to
-        `warnings` (the key keeps its default). Blank text gives the defaults."""
+        `warnings`. An unusable value falls back for its own key, never towards doing more:
+        `enabled` that is not true or false is off, `models` that is no list covers no
+        model, a bad item of `models` is left out, every other key keeps its default. Blank
+        text gives the defaults."""
     @staticmethod
     def from_yaml(text: str) -> Config:
         """As `from_json`, for YAML text (`default_config.yaml`)."""
     @staticmethod
     def from_dict(settings: Mapping[str, Any]) -> Config:
-        """As `from_json`, for a dict. Values must be JSON values (None, bool, int, float,
-        str, list, tuple, dict with str keys); anything else raises one ValueError."""
+        """As `from_json`, for a dict, read key by key: a value that is not a JSON value
+        (NaN or infinity, an object, a dict holding itself) is an unusable value of its own
+        key only. Raises ValueError only when `settings` is not a dict."""
     @property
     def warnings(self) -> list[str]:
-        """One line per unknown key or unusable value found while loading."""
+        """One line per unknown key or unusable value found while loading, saying what is
+        used instead."""
     def to_json(self) -> str:
         """Every setting as JSON text, defaults included."""
     def to_dict(self) -> dict[str, Any]:
