@@ -20,13 +20,14 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     convert(obj, &mut path).map_err(PyValueError::new_err)
 }
 
+/// A settings document read key by key: each key with its value, or why it cannot be read.
+pub(crate) type Entries = Vec<(String, Result<Value, String>)>;
+
 /// A settings dict, key by key: each value as JSON, or why it cannot be read (`NaN`, an
 /// object, a dict that holds itself), so that one unreadable value costs its own key only.
 /// A key that is not a `str` is named by its `str()` (it is no setting, so it is ignored).
 /// `None` when `obj` is not a dict at all.
-pub(crate) fn to_entries(
-    obj: &Bound<'_, PyAny>,
-) -> PyResult<Option<Vec<(String, Result<Value, String>)>>> {
+pub(crate) fn to_entries(obj: &Bound<'_, PyAny>) -> PyResult<Option<Entries>> {
     let Ok(dict) = obj.cast::<PyDict>() else {
         return Ok(None);
     };
