@@ -315,3 +315,45 @@ def test_first_call_reads_any_family_with_str_indices():
     decision = ctb.translate(LS_CALL, ctb.Catalog.agent_zero())
     assert decision.family == "claude"
     assert ctb.translate("Just prose.", ctb.Catalog.agent_zero()).family is None
+
+
+# ---------------------------------------------------------------- integers Python cannot read
+
+
+def _ledger_call(digits: str) -> str:
+    return ("<invoke name=\"ledger_record\">\n<parameter name=\"code\">BIG</parameter>\n"
+            f"<parameter name=\"id\">{digits}</parameter>\n</invoke>")
+
+
+def test_a_call_holding_an_integer_python_cannot_read_is_refused_without_an_exception():
+    """Issue 16: `Decision.request`, `first_call` and `loads` raised an undocumented
+    ValueError for an integer over 4,300 digits (Python's int-from-text limit)."""
+    catalog = ctb.Catalog.from_text((REPO / "fixtures" / "catalogs" / "typed.json").read_text())
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    assert limit == 4300
+    fits = _ledger_call("7" * 4300)
+    decision = ctb.translate(fits, catalog)
+    assert decision.outcome == "translated"
+    assert decision.request["tool_args"]["id"] == int("7" * 4300)
+    assert json.loads(decision.reply)["tool_args"]["id"] == int("7" * 4300)
+    assert ctb.first_call(fits, catalog)["arguments"]["id"] == int("7" * 4300)
+
+    too_long = _ledger_call("7" * 4301)
+    decision = ctb.translate(too_long, catalog)
+    assert (decision.outcome, decision.reason, decision.request) == ("untouched", "bad_argument", None)
+    assert decision.reply == too_long
+    assert ctb.first_call(too_long, catalog) is None
+    session = ctb.Session(ctb.Config())
+    session.begin_turn("anthropic/claude-sonnet-4-5", [])
+    finished = session.finish(too_long, "stop", catalog)
+    assert (finished.outcome, finished.reason, finished.request) == ("untouched", "bad_argument", None)
+
+
+def test_loads_raises_the_value_error_json_loads_raises_for_such_an_integer():
+    text = "[" + "7" * 4301 + "]"
+    with pytest.raises(ValueError) as ours:
+        ctb.loads(text)
+    with pytest.raises(ValueError) as theirs:
+        json.loads(text)
+    assert str(ours.value) == str(theirs.value)
+    assert ctb.loads("[" + "7" * 4300 + "]") == [int("7" * 4300)]

@@ -57,7 +57,7 @@ pub use ctb_invoke::Family;
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
 pub use model_patterns::{MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns};
-pub use request::render_request;
+pub use request::{MAX_INTEGER_DIGITS, render_request};
 pub use session::{Session, SessionError, TurnPlan};
 pub use tool_call::{ToolCall, first_call};
 pub use translate::{MAX_REPLY_BYTES, holds_json_request, translate};

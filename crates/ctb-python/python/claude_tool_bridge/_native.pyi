@@ -161,7 +161,11 @@ class Session:
         request, or `finish` was already called for it."""
 
 def translate(reply: str, catalog: Catalog) -> Decision:
-    """The stateless translation of one reply."""
+    """The stateless translation of one reply. A call whose arguments hold an integer of
+    more than 4,300 digits (more than Python reads from text, so more than Agent Zero's
+    `json` module reads) is not translated: the decision is `untouched` with reason
+    `bad_argument`, and `request` is None. The same holds for `Session.finish` and
+    `first_call`."""
 
 def first_call(reply: str, catalog: Catalog) -> _ToolCall | None:
     """The first usable call of `reply` by the rules `translate` follows, without Agent
@@ -179,7 +183,9 @@ def loads(text: str, partial: bool = False) -> Any:
     `partial_mode="trailing-strings"`): what is complete is kept, an unfinished string as far
     as it goes, and an unfinished number, keyword, key or member is left out.
 
-    Raises ValueError (one line, with line and column) when no value can be read."""
+    Raises ValueError (one line, with line and column) when no value can be read, and, as
+    `json.loads` does, Python's own ValueError ("Exceeds the limit (4300 digits) for integer
+    string conversion ...") for an integer longer than `sys.get_int_max_str_digits()`."""
 
 def repair_json(text: str) -> str:
     """`text` repaired into compact, valid JSON: the value `loads(text)` gives, as JSON text
