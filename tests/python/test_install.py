@@ -329,6 +329,22 @@ def test_startup_reports_once_and_agent_zero_runs_as_without_the_plugin(a0, monk
     assert note["title"] == "Claude Tool Bridge is inactive" and note["type"].value == "warning"
 
 
+def test_a_plugin_without_a_lock_tries_nothing_and_says_so_once(a0, monkeypatch):
+    """The plugin folder as the repository holds it has no wheels.lock: at startup it runs no
+    pip at all, prints one line and sends one notification, however often it starts."""
+    hooks_install = a0.install
+    assert not (a0.root / "usr/plugins/claude_tool_bridge/wheels.lock").exists()
+    ran = []
+    monkeypatch.setattr(hooks_install, "installed_version", lambda python: "")
+    monkeypatch.setattr(hooks_install.subprocess, "run", lambda command, **kw: ran.append(command))
+    for _ in range(3):
+        a0.extension.call_extensions_sync("startup_migration", None)
+    assert ran == []
+    said = [line for line in a0.printed if "inactive" in line]
+    assert len(said) == 1 and "the plugin has no wheels.lock" in said[0]
+    assert len(a0.notifications) == 1
+
+
 def test_the_installer_hook_raises_with_the_reason(a0, monkeypatch):
     failed = install.Outcome(False, "", reason="nothing fits", fix="do this")
     monkeypatch.setattr(a0.install, "ensure", lambda plugin_dir, **kw: failed)
