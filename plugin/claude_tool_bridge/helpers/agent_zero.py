@@ -391,9 +391,8 @@ def _agent_label(agent: Any) -> str:
 
 
 def _report(agent: Any, settled: Settled, where: str) -> None:
-    """One line per decision of the turn, discards included (each re-ask with its cause and
-    the conversation's count so far), one per cause switched off. Never raises: the reply
-    is already decided."""
+    """One line per decision of the turn, discards included (each re-ask with its cause),
+    one per cause switched off. Never raises: the reply is already decided."""
     try:
         from usr.plugins.claude_tool_bridge.helpers.turns import BACKOFF_TURNS
 

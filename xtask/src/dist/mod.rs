@@ -3,7 +3,7 @@
 //!
 //! - [`venv`]: the shared virtualenv and fresh throwaway ones;
 //! - [`wheel`]: maturin (development install, release wheel, sdist) and the install check;
-//! - [`bundle`]: the Agent Zero plugin as it ships: the bundle (wheels and their lock), the
+//! - [`mod@bundle`]: the Agent Zero plugin as it ships: the bundle (wheels and their lock), the
 //!   root-level plugin tree and the Plugin Hub entry;
 //! - [`install`]: `install-plugin` into an Agent Zero checkout;
 //! - [`mod@release`]: one version everywhere, bumping it, the release dry run.
@@ -41,7 +41,7 @@ pub(crate) fn dist(args: &[String]) -> Result<(), String> {
 /// Builds `dist/`: the release wheel, the sdist (each checked in a fresh virtualenv),
 /// `claude_tool_bridge-plugin-<version>.zip` (the plugin folder with the wheel in `wheels/`
 /// and its sha256 in `wheels.lock`), and the root-level plugin tree and Plugin Hub entry in
-/// `dist/hub/` (see [`bundle`]). Returns the wheel.
+/// `dist/hub/` (see [`mod@bundle`]). Returns the wheel.
 pub(crate) fn build_dist() -> Result<PathBuf, String> {
     let version = release::workspace_version()?;
     let python = ensure_venv(&wheel::BUILD_REQUIREMENTS.map(str::to_owned))?;
