@@ -304,7 +304,8 @@ def test_first_call_reads_any_family_with_str_indices():
     )
     call = ctb.first_call(qwen, ctb.Catalog.agent_zero())
     assert call is not None
-    assert call["family"] == "qwen3_coder"
+    assert call["form"] == "qwen3_coder"
+    assert call["family"] == "qwen"
     assert call["name"] == "memory_load"
     assert call["arguments"] == {"query": "vpn", "limit": 3}
     assert call["prose"] == "Prüfe den Speicher: ✓"
@@ -313,8 +314,9 @@ def test_first_call_reads_any_family_with_str_indices():
     assert qwen[start:end].endswith("</function>")
     assert ctb.first_call("Just prose.", ctb.Catalog.agent_zero()) is None
     decision = ctb.translate(LS_CALL, ctb.Catalog.agent_zero())
-    assert decision.family == "claude"
-    assert ctb.translate("Just prose.", ctb.Catalog.agent_zero()).family is None
+    assert decision.form == "claude" and decision.family == "claude"
+    none = ctb.translate("Just prose.", ctb.Catalog.agent_zero())
+    assert none.form is None and none.family is None
 
 
 # ---------------------------------------------------------------- integers Python cannot read

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use std::collections::BTreeMap;
 
-use claude_tool_bridge::{Catalog, Config, ModelFamily, Outcome};
+use claude_tool_bridge::{Catalog, Config, Family, Outcome};
 use ctb_fixtures::{Request, Streaming, load_conversations, replay, usable_by_agent_zero};
 
 #[derive(Default, Clone, Copy)]
@@ -87,8 +87,8 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
     );
     let mut total = Tally::default();
     // Per model family (the family the default settings give the conversation's model), in
-    // `ModelFamily::ALL` order.
-    let mut by_family: BTreeMap<usize, (ModelFamily, Tally)> = BTreeMap::new();
+    // `FAMILIES` order.
+    let mut by_family: BTreeMap<usize, (Family, Tally)> = BTreeMap::new();
     let families = Config::default();
     for (index, conv) in conversations.iter().enumerate() {
         let streaming = Streaming::Random {
@@ -100,10 +100,9 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
         total.add(&tally);
         let family = families
             .family_of(&conv.model)
-            .unwrap_or(claude_tool_bridge::ModelFamily::Claude);
-        let order = ModelFamily::ALL
-            .iter()
-            .position(|f| *f == family)
+            .unwrap_or(claude_tool_bridge::Family::CLAUDE);
+        let order = Family::all()
+            .position(|f| f == family)
             .unwrap_or(usize::MAX);
         by_family
             .entry(order)

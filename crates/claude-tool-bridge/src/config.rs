@@ -46,10 +46,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use ctb_guard::ModelFamily;
+use ctb_invoke::Family;
 
 use crate::model_patterns::{
-    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, default_family_patterns, too_long,
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, too_long,
 };
 
 /// Settings of the bridge. [`Config::default`] holds every default.
@@ -251,12 +251,12 @@ impl Config {
 
     /// The family of `model` (see [`ModelFamilies`]), if its patterns match one; a model of
     /// none gets Claude's stop strings.
-    pub fn family_of(&self, model: &str) -> Option<ModelFamily> {
+    pub fn family_of(&self, model: &str) -> Option<Family> {
         self.families.family_of(model)
     }
 
     /// The markup forms `model`'s replies are read for: its family's own
-    /// ([`ModelFamily::forms`]), or every form for a model of no family or with `all_forms`.
+    /// ([`Family::forms`]), or every form for a model of no family or with `all_forms`.
     pub fn forms_for(&self, model: &str) -> ctb_invoke::Forms {
         match self.family_of(model) {
             Some(family) if !self.all_forms => family.forms(),
@@ -265,16 +265,21 @@ impl Config {
     }
 }
 
+/// The family names the settings know, from the registry: `claude, minimax, ...`.
+fn family_codes() -> String {
+    let codes: Vec<&str> = ctb_invoke::registry::FAMILIES
+        .iter()
+        .map(|r| r.code)
+        .collect();
+    codes.join(", ")
+}
+
 /// Why a settings document could not be used at all.
 #[derive(Debug, Clone, PartialEq, Eq, Copy)]
 #[non_exhaustive]
 pub enum ConfigErrorKind {
     /// The top level is not a mapping of keys to values.
     NotAMapping,
-    /// A list of model patterns that cannot be compiled (more than
-    /// [`MAX_PATTERNS`](crate::MAX_PATTERNS), or one longer than
-    /// [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN)).
-    BadPattern,
 }
 
 /// A settings document that cannot be used; see [`ConfigError::kind`].
@@ -372,8 +377,8 @@ impl std::fmt::Display for ConfigWarning {
             WarningKind::UnknownKey => return write!(f, "unknown key `{place}` ignored"),
             WarningKind::UnknownFamily(name) => write!(
                 f,
-                "`{place}`: `{name}` is not a model family (claude, minimax, deepseek, qwen, \
-                 glm, kimi, gpt_oss, grok)"
+                "`{place}`: `{name}` is not a model family ({})",
+                family_codes()
             )?,
             WarningKind::BadValue { expected, found } => {
                 write!(f, "`{place}` must be {expected}, not {found}")?
@@ -546,7 +551,7 @@ fn compile(
 /// others keep theirs. An unknown family name is left out; a family whose value is no list
 /// keeps its default patterns; bad items are left out.
 fn set_families(slot: &mut ModelFamilies, value: &Value, warnings: &mut Warnings) {
-    const EXPECTED: &str = "a mapping of family names (claude, minimax, deepseek, qwen, glm, kimi, gpt_oss, grok) to lists of model name patterns";
+    const EXPECTED: &str = "a mapping of model family names to lists of model name patterns";
     let Value::Object(map) = value else {
         let kind = bad_value(EXPECTED, value);
         warnings.push("families", None, kind, fallback_of("families"));
@@ -554,7 +559,7 @@ fn set_families(slot: &mut ModelFamilies, value: &Value, warnings: &mut Warnings
     };
     for (name, patterns) in map {
         let place = format!("families.{name}");
-        let Some(family) = ModelFamily::from_code(name) else {
+        let Some(family) = Family::from_code(name) else {
             warnings.push(
                 "families",
                 None,
@@ -563,8 +568,7 @@ fn set_families(slot: &mut ModelFamilies, value: &Value, warnings: &mut Warnings
             );
             continue;
         };
-        let default =
-            Fallback::Default(compact(&serde_json::json!(default_family_patterns(family))));
+        let default = Fallback::Default(compact(&serde_json::json!(family.row().patterns)));
         let Some(usable) = usable_patterns("families", &place, patterns, warnings) else {
             warnings.push(
                 "families",
@@ -736,7 +740,7 @@ mod tests {
             (
                 json!({"families": {"llama": ["llama"], "glm": ["zai"]}}),
                 "`families`: `llama` is not a model family (claude, minimax, deepseek, qwen, \
-                 glm, kimi, gpt_oss, grok); it is left out",
+                 glm, kimi, gpt_oss, grok, stepfun); it is left out",
                 json!({"families": {"glm": ["zai"]}}),
             ),
             (
@@ -753,9 +757,8 @@ mod tests {
             ),
             (
                 json!({"families": ["glm"]}),
-                "`families` must be a mapping of family names (claude, minimax, deepseek, \
-                 qwen, glm, kimi, gpt_oss, grok) to lists of model name patterns, not a \
-                 list; the default is used",
+                "`families` must be a mapping of model family names to lists of model name \
+                 patterns, not a list; the default is used",
                 json!({}),
             ),
         ];
@@ -842,46 +845,43 @@ mod tests {
     fn families_pick_the_stop_strings() {
         let c = Config::default();
         for (model, family) in [
-            (
-                "openrouter/anthropic/claude-sonnet-4.6",
-                ModelFamily::Claude,
-            ),
-            ("openrouter/minimax/minimax-m2", ModelFamily::MiniMax),
-            ("deepseek/deepseek-chat", ModelFamily::DeepSeek),
-            ("openrouter/qwen/qwen3-coder", ModelFamily::Qwen),
-            ("openrouter/z-ai/glm-4.7", ModelFamily::Glm),
-            ("openrouter/moonshotai/kimi-k2", ModelFamily::Kimi),
-            ("groq/openai/gpt-oss-120b", ModelFamily::GptOss),
-            ("xai/grok-4", ModelFamily::Grok),
+            ("openrouter/anthropic/claude-sonnet-4.6", Family::CLAUDE),
+            ("openrouter/minimax/minimax-m2", Family::MINIMAX),
+            ("deepseek/deepseek-chat", Family::DEEPSEEK),
+            ("openrouter/qwen/qwen3-coder", Family::QWEN),
+            ("openrouter/z-ai/glm-4.7", Family::GLM),
+            ("openrouter/moonshotai/kimi-k2", Family::KIMI),
+            ("groq/openai/gpt-oss-120b", Family::GPT_OSS),
+            ("xai/grok-4", Family::GROK),
         ] {
             assert_eq!(c.family_of(model), Some(family), "{model}");
         }
         assert_eq!(c.family_of("openai/gpt-5"), None);
         let (c, w) = load(json!({"families": {"glm": ["zai-*"]}}));
         assert!(w.is_empty());
-        assert_eq!(c.family_of("zai-coder"), Some(ModelFamily::Glm));
+        assert_eq!(c.family_of("zai-coder"), Some(Family::GLM));
         assert_eq!(c.family_of("openrouter/z-ai/glm-4.7"), None);
         assert_eq!(
             c.family_of("openrouter/moonshotai/kimi-k2"),
-            Some(ModelFamily::Kimi)
+            Some(Family::KIMI)
         );
     }
 
     #[test]
     fn a_model_reads_its_family_forms() {
-        use ctb_invoke::{Family, Forms};
+        use ctb_invoke::{Form, Forms};
         let c = Config::default();
         assert_eq!(
             c.forms_for("anthropic/claude-sonnet-4-5"),
-            Forms::of(&[Family::Claude])
+            Forms::of(&[Form::CLAUDE])
         );
         assert!(
             c.forms_for("openrouter/deepseek/deepseek-v3.2")
-                .contains(Family::Claude)
+                .contains(Form::CLAUDE)
         );
         assert!(
             !c.forms_for("openrouter/qwen/qwen3-coder")
-                .contains(Family::Claude)
+                .contains(Form::CLAUDE)
         );
         assert_eq!(c.forms_for("openai/gpt-5"), Forms::ALL);
         let (all, w) = load(json!({"all_forms": true}));

@@ -1,6 +1,6 @@
 //! What the bridge decided about one reply.
 
-use ctb_invoke::Family;
+use ctb_invoke::Form;
 use serde::Serialize;
 
 /// The kind of decision.
@@ -119,20 +119,18 @@ pub struct Decision {
     /// For a discard: ask again with the stop strings off.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub retry_without_stops: bool,
-    /// For a translation: the markup family the call was written in.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "family_code"
-    )]
-    pub family: Option<Family>,
+    /// For a translation: the markup form the call was written in (its owner is
+    /// [`Form::family`]).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "form_code")]
+    pub form: Option<Form>,
     /// For a translation: the text before the call as written (a residue word and the white
     /// space before the call excluded), for hosts that show it beside the call.
     #[serde(skip)]
     pub prose: Option<String>,
 }
 
-fn family_code<S: serde::Serializer>(family: &Option<Family>, s: S) -> Result<S::Ok, S::Error> {
-    match family {
+fn form_code<S: serde::Serializer>(form: &Option<Form>, s: S) -> Result<S::Ok, S::Error> {
+    match form {
         Some(f) => s.serialize_str(f.code()),
         None => s.serialize_none(),
     }
@@ -147,7 +145,7 @@ impl Decision {
             request: None,
             reason,
             retry_without_stops: false,
-            family: None,
+            form: None,
             prose: None,
         }
     }

@@ -53,12 +53,14 @@ mod tool_call;
 mod translate;
 
 pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
-pub use ctb_guard::{FinishReason, ModelFamily};
-pub use ctb_invoke::{Family, Forms};
+pub use ctb_guard::FinishReason;
+pub use ctb_invoke::{Family, Form, Forms};
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
 pub use echo::{Echoes, MAX_ECHO_BYTES};
-pub use model_patterns::{MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns};
+pub use model_patterns::{
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, PatternError,
+};
 pub use request::{MAX_INTEGER_DIGITS, render_request};
 pub use session::{Session, SessionError, TurnPlan};
 pub use tool_call::{ToolCall, first_call, first_call_with};

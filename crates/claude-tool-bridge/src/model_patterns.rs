@@ -6,9 +6,20 @@ use regex_automata::meta::Regex;
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 
-use ctb_guard::ModelFamily;
+use ctb_invoke::Family;
 
-use crate::config::{ConfigError, ConfigErrorKind};
+/// A list of model patterns that cannot be compiled: too many, one too long, or more than the
+/// matcher's size limit. Its `Display` says which.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError(String);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
 
 /// Longest pattern accepted, and longest model name looked at (a longer name never matches).
 pub const MAX_PATTERN_LEN: usize = 1024;
@@ -61,9 +72,9 @@ pub struct ModelPatterns {
 }
 
 impl ModelPatterns {
-    /// Compiles `patterns`. Fails (kind [`ConfigErrorKind::BadPattern`]) for more than
+    /// Compiles `patterns`. Fails ([`PatternError`]) for more than
     /// [`MAX_PATTERNS`] patterns or a pattern longer than [`MAX_PATTERN_LEN`] bytes.
-    pub fn new<I, S>(patterns: I) -> Result<Self, ConfigError>
+    pub fn new<I, S>(patterns: I) -> Result<Self, PatternError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -74,16 +85,12 @@ impl ModelPatterns {
             .map(Into::into)
             .collect();
         if patterns.len() > MAX_PATTERNS {
-            return Err(ConfigError::new(
-                ConfigErrorKind::BadPattern,
-                format!("more than {MAX_PATTERNS} model patterns"),
-            ));
+            return Err(PatternError(format!(
+                "more than {MAX_PATTERNS} model patterns"
+            )));
         }
         if let Some(long) = patterns.iter().find(|p| p.len() > MAX_PATTERN_LEN) {
-            return Err(ConfigError::new(
-                ConfigErrorKind::BadPattern,
-                too_long(long.len()),
-            ));
+            return Err(PatternError(too_long(long.len())));
         }
         let matcher = compiled(&patterns)?;
         Ok(Self { patterns, matcher })
@@ -95,9 +102,9 @@ impl ModelPatterns {
         static MODELS: OnceLock<ModelPatterns> = OnceLock::new();
         MODELS
             .get_or_init(|| {
-                let all = ModelFamily::ALL
+                let all = ctb_invoke::registry::FAMILIES
                     .iter()
-                    .flat_map(|f| default_family_patterns(*f).iter().copied());
+                    .flat_map(|row| row.patterns.iter().copied());
                 Self::new(all).unwrap_or_else(|_| Self::none())
             })
             .clone()
@@ -127,44 +134,28 @@ impl ModelPatterns {
     }
 }
 
-/// The default name patterns of each model family (case-insensitive substrings of the LiteLLM
-/// model name).
-pub(crate) fn default_family_patterns(family: ModelFamily) -> &'static [&'static str] {
-    match family {
-        ModelFamily::Claude => &["claude"],
-        ModelFamily::MiniMax => &["minimax"],
-        ModelFamily::DeepSeek => &["deepseek"],
-        ModelFamily::Qwen => &["qwen"],
-        ModelFamily::Glm => &["glm"],
-        ModelFamily::Kimi => &["kimi", "moonshot"],
-        ModelFamily::GptOss => &["gpt-oss"],
-        ModelFamily::Grok => &["grok"],
-        _ => &[],
-    }
-}
-
 /// Which model family a covered model belongs to: per family, name patterns. The family picks
-/// the stop strings the provider is asked for ([`ModelFamily::end_of_call_stops`]) and the
-/// markup forms its replies are read for ([`ModelFamily::forms`]). A model no family's
+/// the stop strings the provider is asked for and the markup forms its replies are read for
+/// (both from its row of the registry, [`ctb_invoke::registry`]). A model no family's
 /// patterns match gets Claude's stops and is read for every form.
 ///
 /// ```
-/// use claude_tool_bridge::{Config, ModelFamily};
+/// use claude_tool_bridge::{Config, Family};
 ///
 /// let config = Config::default();
-/// assert_eq!(config.families.family_of("openrouter/z-ai/glm-4.7"), Some(ModelFamily::Glm));
-/// assert_eq!(config.families.family_of("openrouter/moonshotai/kimi-k2"), Some(ModelFamily::Kimi));
+/// assert_eq!(config.families.family_of("openrouter/z-ai/glm-4.7"), Some(Family::GLM));
+/// assert_eq!(config.families.family_of("openrouter/moonshotai/kimi-k2"), Some(Family::KIMI));
 /// assert_eq!(config.families.family_of("some/other-model"), None);
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ModelFamilies {
-    /// In [`ModelFamily::ALL`] order.
-    patterns: Vec<(ModelFamily, ModelPatterns)>,
+    /// In the registry's order.
+    patterns: Vec<(Family, ModelPatterns)>,
 }
 
 impl ModelFamilies {
     /// The family of the model `name`: the first whose patterns match, if any.
-    pub fn family_of(&self, name: &str) -> Option<ModelFamily> {
+    pub fn family_of(&self, name: &str) -> Option<Family> {
         self.patterns
             .iter()
             .find(|(_, p)| p.matches(name))
@@ -172,7 +163,7 @@ impl ModelFamilies {
     }
 
     /// The patterns of `family`.
-    pub fn patterns(&self, family: ModelFamily) -> Option<&ModelPatterns> {
+    pub fn patterns(&self, family: Family) -> Option<&ModelPatterns> {
         self.patterns
             .iter()
             .find(|(f, _)| *f == family)
@@ -180,7 +171,7 @@ impl ModelFamilies {
     }
 
     /// Replaces the patterns of `family`.
-    pub(crate) fn set(&mut self, family: ModelFamily, patterns: ModelPatterns) {
+    pub(crate) fn set(&mut self, family: Family, patterns: ModelPatterns) {
         if let Some(slot) = self.patterns.iter_mut().find(|(f, _)| *f == family) {
             slot.1 = patterns;
         }
@@ -193,12 +184,11 @@ impl Default for ModelFamilies {
         static DEFAULT: OnceLock<ModelFamilies> = OnceLock::new();
         DEFAULT
             .get_or_init(|| Self {
-                patterns: ModelFamily::ALL
-                    .iter()
+                patterns: Family::all()
                     .map(|f| {
-                        let p = ModelPatterns::new(default_family_patterns(*f).iter().copied())
+                        let p = ModelPatterns::new(f.row().patterns.iter().copied())
                             .unwrap_or_else(|_| ModelPatterns::none());
-                        (*f, p)
+                        (f, p)
                     })
                     .collect(),
             })
@@ -232,7 +222,7 @@ pub(crate) fn too_long(len: usize) -> String {
 
 /// The matcher for `patterns` (at most [`MAX_PATTERNS`], each at most [`MAX_PATTERN_LEN`]
 /// bytes): one of the lists compiled lately, or compiled now and kept.
-fn compiled(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
+fn compiled(patterns: &[String]) -> Result<Option<Arc<Regex>>, PatternError> {
     type Recent = Vec<(Vec<String>, Option<Arc<Regex>>)>;
     static RECENT: Mutex<Recent> = Mutex::new(Vec::new());
     if let Ok(mut recent) = RECENT.lock() {
@@ -255,7 +245,7 @@ fn compiled(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
 
 /// Compiles `patterns` into one regex: `None` when none of them can match (none, or only
 /// blank ones).
-fn build(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
+fn build(patterns: &[String]) -> Result<Option<Arc<Regex>>, PatternError> {
     let sources: Vec<String> = patterns
         .iter()
         .map(|p| p.trim())
@@ -276,7 +266,7 @@ fn build(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
         .configure(config)
         .syntax(syntax::Config::new().case_insensitive(true))
         .build_many(&sources)
-        .map_err(|e| ConfigError::new(ConfigErrorKind::BadPattern, e.to_string()))?;
+        .map_err(|e| PatternError(e.to_string()))?;
     Ok(Some(Arc::new(built)))
 }
 
@@ -397,7 +387,7 @@ mod tests {
         assert!(matches("*", &"x".repeat(MAX_PATTERN_LEN)));
         let long = "c".repeat(MAX_PATTERN_LEN + 1);
         let err = ModelPatterns::new([long]).unwrap_err();
-        assert_eq!(err.kind(), ConfigErrorKind::BadPattern);
+        assert_eq!(err.to_string(), too_long(MAX_PATTERN_LEN + 1));
         assert!(
             !ModelPatterns::new(Vec::<String>::new())
                 .unwrap()
@@ -414,7 +404,7 @@ mod tests {
         assert_eq!(p.as_slice().len(), MAX_PATTERNS);
         let too_many = many.into_iter().chain(["one-more".to_owned()]);
         let err = ModelPatterns::new(too_many).unwrap_err();
-        assert_eq!(err.kind(), ConfigErrorKind::BadPattern);
+
         assert_eq!(err.to_string(), "more than 32 model patterns");
     }
 

@@ -32,7 +32,8 @@
 
 use std::sync::Arc;
 
-use ctb_guard::{ModelFamily, StopKind, StopOptions};
+use ctb_guard::{StopKind, StopOptions};
+use ctb_invoke::Family;
 use ctb_invoke::{Forms, Found, NoCall, Scanner};
 
 use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded, strict_request};
@@ -167,7 +168,7 @@ pub struct Session {
     /// The last model name seen, whether it is covered, the family whose stops it gets and
     /// the forms it writes: an agent talks to one model turn after turn, so its name is
     /// matched against the patterns once.
-    model: Option<(String, bool, ModelFamily, Forms)>,
+    model: Option<(String, bool, Family, Forms)>,
 }
 
 impl Session {
@@ -214,7 +215,7 @@ impl Session {
             Some((name, covered, family, forms)) if name == model => (*covered, *family, *forms),
             _ => {
                 let covered = self.config.covers(model);
-                let family = self.config.family_of(model).unwrap_or(ModelFamily::Claude);
+                let family = self.config.family_of(model).unwrap_or(Family::CLAUDE);
                 let forms = self.config.forms_for(model);
                 self.model = Some((model.to_owned(), covered, family, forms));
                 (covered, family, forms)
@@ -236,7 +237,8 @@ impl Session {
         let sent = Sent {
             end_of_call: if wanted.end_of_call {
                 family
-                    .end_of_call_stops()
+                    .row()
+                    .stops
                     .iter()
                     .copied()
                     .filter(|s| has(s))
@@ -244,7 +246,7 @@ impl Session {
             } else {
                 Vec::new()
             },
-            loops: wanted.loops && family.loop_stops().iter().any(|s| has(s)),
+            loops: wanted.loops && family.row().loop_stops.iter().any(|s| has(s)),
         };
         let context = Context { forms, echoes };
         self.turn = Some(Turn {
@@ -390,7 +392,7 @@ impl Session {
                     request: None,
                     reason,
                     retry_without_stops,
-                    family: None,
+                    form: None,
                     prose: None,
                 }
             }
@@ -583,7 +585,7 @@ fn prose_decision(text: &str) -> Decision {
         request: Some(request),
         reason: Reason::Prose,
         retry_without_stops: false,
-        family: None,
+        form: None,
         prose: None,
     }
 }

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use ctb_invoke::{Family, Found, NoCall};
+use ctb_invoke::{Family, Form, Found, NoCall};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -13,7 +13,10 @@ use crate::{Catalog, Context, Reason};
 /// the tool, the arguments typed by the catalog, the prose before it and where it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
-    /// The markup family the call was written in.
+    /// The markup form the call was written in.
+    #[serde(serialize_with = "form_code")]
+    pub form: Form,
+    /// The family that writes that form.
     #[serde(serialize_with = "family_code")]
     pub family: Family,
     /// The tool name: as written, or as the catalog lists it when the model wrote it in another
@@ -33,6 +36,10 @@ fn family_code<S: serde::Serializer>(family: &Family, s: S) -> Result<S::Ok, S::
     s.serialize_str(family.code())
 }
 
+fn form_code<S: serde::Serializer>(form: &Form, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(form.code())
+}
+
 /// The first call of `reply`, by the rules [`translate`](crate::translate) follows (a quoted,
 /// unfinished or unknown call, one without arguments or missing a required one, is not a call;
 /// the [`Reason`] says why), without the Agent Zero request shape: for harnesses that want the
@@ -44,7 +51,8 @@ fn family_code<S: serde::Serializer>(family: &Family, s: S) -> Result<S::Ok, S::
 /// let reply = "Checking.\n<tool_call>\n<function=memory_load>\n<parameter=query>\nvpn\n</parameter>\n\
 ///              <parameter=limit>\n3\n</parameter>\n</function>\n</tool_call>";
 /// let call = first_call(reply, &Catalog::agent_zero()).unwrap();
-/// assert_eq!(call.family.code(), "qwen3_coder");
+/// assert_eq!(call.form.code(), "qwen3_coder");
+/// assert_eq!(call.family.code(), "qwen");
 /// assert_eq!(call.name, "memory_load");
 /// assert_eq!(call.arguments["limit"], 3);
 /// assert_eq!(call.prose, "Checking.");
@@ -83,7 +91,8 @@ pub fn first_call_with(
     }
     let built = build_call(reply, &call, catalog)?;
     Ok(ToolCall {
-        family: call.family,
+        form: call.form,
+        family: call.form.family(),
         name: built.tool,
         arguments: built.args,
         prose: reply[..call.prose_end].to_owned(),

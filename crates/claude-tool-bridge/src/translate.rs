@@ -215,7 +215,7 @@ pub(crate) fn decide_found(
             request: Some(request),
             reason: Reason::Translated,
             retry_without_stops: false,
-            family: Some(call.family),
+            form: Some(call.form),
             prose: Some(reply[..call.prose_end].to_owned()),
         }
     };

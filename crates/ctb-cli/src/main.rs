@@ -18,7 +18,7 @@ const USAGE: &str = "usage:
                 [--finish-reason stop|stop_sequence|max_tokens|unknown] [REPLY|-]
       Decide what Agent Zero should see for a reply, as the plugin would for the model
       NAME (its family's stop strings and markup forms; a Claude model by default); prints
-      {\"outcome\", \"reply\", \"request\", \"reason\", \"family\"}. Without --tools, Agent Zero's
+      {\"outcome\", \"reply\", \"request\", \"reason\", \"form\", \"family\"}. Without --tools, Agent Zero's
       built-in tools are the catalog. --tools takes JSON tool definitions or Agent Zero
       prompt text (told apart by content) and may repeat. --echo names a text the agent
       received (a tool result, a fetched page; may repeat): a call copied from it is left
@@ -231,7 +231,8 @@ fn translate(args: &[String]) -> Result<(), Failure> {
         "reply": decision.reply,
         "request": decision.request,
         "reason": decision.reason.code(),
-        "family": decision.family.map(|f| f.code()),
+        "form": decision.form.map(|f| f.code()),
+        "family": decision.form.map(|f| f.family().code()),
     });
     print_out(&out.to_string())
 }
@@ -242,7 +243,8 @@ fn scan(args: &[String]) -> Result<(), Failure> {
     let out = match ctb_invoke::find_first_call(&reply) {
         ctb_invoke::Found::Call(c) => json!({
             "found": "call",
-            "family": c.family.code(),
+            "form": c.form.code(),
+            "family": c.form.family().code(),
             "name": c.name,
             "params": c.params().iter().map(|p| json!({
                 "name": p.name,

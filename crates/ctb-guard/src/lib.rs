@@ -2,7 +2,7 @@
 //!
 //! The bridge asks the provider for at most four stop strings, after the model's own:
 //!
-//! 1. The end-of-call stops of the model's family ([`ModelFamily::end_of_call_stops`]). For
+//! 1. The end-of-call stops of the model's family (its registry row's `stops`). For
 //!    Claude it is [`END_OF_CALL`] (`invoke>`): the common tail of the bare and of the
 //!    namespace-prefixed closing tag (the grammar's [`ctb_invoke::vocab::INVOKE_CLOSE_TAIL`]);
 //!    other families stop at the end of their own call (`function>`, `</tool_call>`,
@@ -21,13 +21,13 @@
 //! Every function is linear in its input and caps its work (see [`MAX_SCAN_BYTES`]).
 //!
 //! ```
-//! use ctb_guard::{ModelFamily, StopKind, StopOptions, classify_stop, completion, stop_strings};
+//! use ctb_guard::{Family, StopKind, StopOptions, classify_stop, completion, stop_strings};
 //!
 //! let all = StopOptions { end_of_call: true, loops: true };
-//! let stops = stop_strings(&[], ModelFamily::Claude, all);
+//! let stops = stop_strings(&[], Family::CLAUDE, all);
 //! assert_eq!(stops.len(), 4);
 //! assert_eq!(stops[0], "invoke>");
-//! assert_eq!(stop_strings(&[], ModelFamily::Kimi, all), ["<|tool_call_end|>"]);
+//! assert_eq!(stop_strings(&[], Family::KIMI, all), ["<|tool_call_end|>"]);
 //!
 //! // What the provider returns when it stopped at the end of the first call:
 //! let reply = "Listing.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</";
@@ -37,6 +37,7 @@
 
 use std::fmt;
 
+pub use ctb_invoke::Family;
 pub use ctb_invoke::vocab::{PREFIX, RESIDUE_WORDS};
 
 /// The end-of-call stop string: the tail shared by `</invoke>` and its prefixed form.
@@ -45,14 +46,14 @@ pub const END_OF_CALL: &str = ctb_invoke::vocab::INVOKE_CLOSE_TAIL;
 /// Loop stop for [`LoopKind::EmptyCall`]: the end of a call without parameters followed by
 /// the start of the next one (`<invoke name="x">`, newline, `</invoke>`, newline, `<invoke`).
 /// It starts at the `">` that closes the first call's opening tag.
-pub const LOOP_EMPTY_CALL: &str = "\">\n</invoke>\n<invoke";
+pub const LOOP_EMPTY_CALL: &str = ctb_invoke::vocab::loops::EMPTY_CALL;
 
 /// Loop stop for [`LoopKind::Placeholder`]: the end of an invented `<..._placeholder>` tag
 /// followed by the next tag on the next line.
-pub const LOOP_PLACEHOLDER: &str = "placeholder>\n<";
+pub const LOOP_PLACEHOLDER: &str = ctb_invoke::vocab::loops::PLACEHOLDER;
 
 /// Loop stop for [`LoopKind::PrefixChain`]: the namespace prefix written after itself.
-pub const LOOP_PREFIX_CHAIN: &str = concat!(":", "ant", "ml", ":");
+pub const LOOP_PREFIX_CHAIN: &str = ctb_invoke::vocab::loops::PREFIX_CHAIN;
 
 /// Most stop strings a request may carry: LiteLLM passes on the first four and silently
 /// drops the rest.
@@ -190,125 +191,16 @@ impl FinishReason {
     }
 }
 
-/// The model families whose models write their native call text, as the configuration names
-/// them: each picks its end-of-call stops (and Claude its loop stops).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum ModelFamily {
-    /// Anthropic Claude: `<invoke>` (bare or namespace-prefixed).
-    Claude,
-    /// MiniMax M2 and later: `<invoke>` inside `<minimax:tool_call>`.
-    MiniMax,
-    /// DeepSeek: DSML `<｜DSML｜invoke>` (V3.2 and later) or the V3/V3.1 call tokens.
-    DeepSeek,
-    /// Qwen: Qwen3-Coder's `<function=..>` or Hermes-style `<tool_call>{json}`.
-    Qwen,
-    /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>...`.
-    Glm,
-    /// Kimi K2: `<|tool_call_begin|>` ... `<|tool_call_end|>`.
-    Kimi,
-    /// gpt-oss (harmony): `... <|message|>{json}<|call|>`.
-    GptOss,
-    /// Grok: `<xai:function_call>`.
-    Grok,
-}
-
-/// Qwen3-Coder's end-of-call stop: the tail of `</function>` (the opening `<function=` has no
-/// `function>`).
-pub const END_OF_FUNCTION: &str = "function>";
-
-/// Grok's end-of-call stop: its closing tag without the `>` it often garbles.
-pub const END_OF_GROK_CALL: &str = "</xai:function_call";
-
-impl ModelFamily {
-    /// Every family, in the order the defaults list them.
-    pub const ALL: [ModelFamily; 8] = [
-        ModelFamily::Claude,
-        ModelFamily::MiniMax,
-        ModelFamily::DeepSeek,
-        ModelFamily::Qwen,
-        ModelFamily::Glm,
-        ModelFamily::Kimi,
-        ModelFamily::GptOss,
-        ModelFamily::Grok,
-    ];
-
-    /// The configuration's name for the family (`claude`, `minimax`, `deepseek`, `qwen`,
-    /// `glm`, `kimi`, `gpt_oss`, `grok`).
-    pub fn code(self) -> &'static str {
-        match self {
-            ModelFamily::Claude => "claude",
-            ModelFamily::MiniMax => "minimax",
-            ModelFamily::DeepSeek => "deepseek",
-            ModelFamily::Qwen => "qwen",
-            ModelFamily::Glm => "glm",
-            ModelFamily::Kimi => "kimi",
-            ModelFamily::GptOss => "gpt_oss",
-            ModelFamily::Grok => "grok",
-        }
-    }
-
-    /// The family with this configuration name.
-    pub fn from_code(code: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.code() == code)
-    }
-
-    /// The stops that end the family's first call, most useful first. The provider cuts
-    /// before the stop string; [`completion`] closes the call again.
-    pub fn end_of_call_stops(self) -> &'static [&'static str] {
-        use ctb_invoke::vocab::{TOOL_CALL_CLOSE, deepseek, harmony, kimi};
-        match self {
-            ModelFamily::Claude | ModelFamily::MiniMax => &[END_OF_CALL],
-            ModelFamily::DeepSeek => &[END_OF_CALL, deepseek::CALL_END],
-            ModelFamily::Qwen => &[END_OF_FUNCTION, TOOL_CALL_CLOSE],
-            ModelFamily::Glm => &[TOOL_CALL_CLOSE],
-            ModelFamily::Kimi => &[kimi::CALL_END],
-            ModelFamily::GptOss => &[harmony::CALL],
-            ModelFamily::Grok => &[END_OF_GROK_CALL],
-        }
-    }
-
-    /// The markup forms the family's models write: a reply by one of them is read for these
-    /// only, and another family's syntax in it is a quotation. MiniMax and DeepSeek also write
-    /// Claude's form.
-    pub fn forms(self) -> ctb_invoke::Forms {
-        use ctb_invoke::{Family as F, Forms};
-        match self {
-            ModelFamily::Claude => Forms::of(&[F::Claude]),
-            ModelFamily::MiniMax => Forms::of(&[F::MiniMax, F::Claude]),
-            ModelFamily::DeepSeek => Forms::of(&[F::DeepSeekDsml, F::DeepSeek, F::Claude]),
-            ModelFamily::Qwen => Forms::of(&[F::Qwen3Coder, F::Hermes]),
-            ModelFamily::Glm => Forms::of(&[F::Glm]),
-            ModelFamily::Kimi => Forms::of(&[F::Kimi]),
-            ModelFamily::GptOss => Forms::of(&[F::Harmony]),
-            ModelFamily::Grok => Forms::of(&[F::Grok]),
-        }
-    }
-
-    /// The loop stops: Claude's three (the others' loops are caught by compression).
-    pub fn loop_stops(self) -> &'static [&'static str] {
-        match self {
-            ModelFamily::Claude => &[LOOP_EMPTY_CALL, LOOP_PLACEHOLDER, LOOP_PREFIX_CHAIN],
-            _ => &[],
-        }
-    }
-}
-
-impl fmt::Display for ModelFamily {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.code())
-    }
-}
-
 /// The bridge's own stop strings for `family` and `options`, end-of-call first, loop stops
 /// after.
-pub fn bridge_stops(family: ModelFamily, options: StopOptions) -> Vec<&'static str> {
+pub fn bridge_stops(family: Family, options: StopOptions) -> Vec<&'static str> {
+    let row = family.row();
     let mut out = Vec::with_capacity(MAX_STOPS);
     if options.end_of_call {
-        out.extend(family.end_of_call_stops());
+        out.extend(row.stops);
     }
     if options.loops {
-        out.extend(family.loop_stops());
+        out.extend(row.loop_stops);
     }
     out
 }
@@ -317,11 +209,7 @@ pub fn bridge_stops(family: ModelFamily, options: StopOptions) -> Vec<&'static s
 /// untouched (they take precedence and are never dropped, even past [`MAX_STOPS`]; empty ones,
 /// which stop nothing, are left out), then the bridge's stops in the slots left of
 /// [`MAX_STOPS`], end-of-call first. A bridge stop the model already lists is not repeated.
-pub fn stop_strings(
-    model_stops: &[String],
-    family: ModelFamily,
-    options: StopOptions,
-) -> Vec<String> {
+pub fn stop_strings(model_stops: &[String], family: Family, options: StopOptions) -> Vec<String> {
     let mut out: Vec<String> = model_stops
         .iter()
         .filter(|s| !s.is_empty())
@@ -340,9 +228,9 @@ pub fn stop_strings(
 
 /// Which bridge stop `stop` is, if any.
 pub fn stop_kind_of(stop: &str) -> Option<StopKind> {
-    if ModelFamily::ALL
+    if ctb_invoke::registry::FAMILIES
         .iter()
-        .any(|f| f.end_of_call_stops().contains(&stop))
+        .any(|row| row.stops.contains(&stop))
     {
         return Some(StopKind::EndOfCall);
     }
@@ -435,7 +323,7 @@ pub fn completion(reply: &str, stop: &str) -> Option<String> {
     let mut out = String::with_capacity(reply.len() + stop.len() + 1);
     out.push_str(reply);
     out.push_str(stop);
-    if stop == END_OF_GROK_CALL {
+    if stop == ctb_invoke::vocab::grok::CLOSE {
         out.push('>');
     }
     Some(out)
@@ -546,7 +434,7 @@ mod tests {
             loops: true,
         };
         assert_eq!(
-            stop_strings(&[], ModelFamily::Claude, all),
+            stop_strings(&[], Family::CLAUDE, all),
             vec![
                 END_OF_CALL,
                 LOOP_EMPTY_CALL,
@@ -556,17 +444,17 @@ mod tests {
         );
         let model = vec!["Human:".to_owned(), "STOP".to_owned()];
         assert_eq!(
-            stop_strings(&model, ModelFamily::Claude, all),
+            stop_strings(&model, Family::CLAUDE, all),
             vec!["Human:", "STOP", END_OF_CALL, LOOP_EMPTY_CALL]
         );
         let five: Vec<String> = (0..5).map(|i| format!("s{i}")).collect();
-        assert_eq!(stop_strings(&five, ModelFamily::Claude, all), five);
+        assert_eq!(stop_strings(&five, Family::CLAUDE, all), five);
         let dup = vec![END_OF_CALL.to_owned()];
-        assert_eq!(stop_strings(&dup, ModelFamily::Claude, all).len(), 4);
+        assert_eq!(stop_strings(&dup, Family::CLAUDE, all).len(), 4);
         // Empty model stops stop nothing and take no slot.
         let empty = vec![String::new(), "Human:".to_owned(), String::new()];
         assert_eq!(
-            stop_strings(&empty, ModelFamily::Claude, all),
+            stop_strings(&empty, Family::CLAUDE, all),
             vec!["Human:", END_OF_CALL, LOOP_EMPTY_CALL, LOOP_PLACEHOLDER]
         );
         let loops_only = StopOptions {
@@ -574,16 +462,16 @@ mod tests {
             loops: true,
         };
         assert_eq!(
-            stop_strings(&[], ModelFamily::Claude, loops_only)[0],
+            stop_strings(&[], Family::CLAUDE, loops_only)[0],
             LOOP_EMPTY_CALL
         );
-        assert!(stop_strings(&[], ModelFamily::Claude, StopOptions::default()).is_empty());
+        assert!(stop_strings(&[], Family::CLAUDE, StopOptions::default()).is_empty());
     }
 
     #[test]
     fn stop_kinds_round_trip() {
         for s in bridge_stops(
-            ModelFamily::Claude,
+            Family::CLAUDE,
             StopOptions {
                 end_of_call: true,
                 loops: true,
@@ -599,7 +487,7 @@ mod tests {
     fn provider_cut_leaves_recognisable_tails() {
         let stops: Vec<String> = stop_strings(
             &[],
-            ModelFamily::Claude,
+            Family::CLAUDE,
             StopOptions {
                 end_of_call: true,
                 loops: true,
@@ -640,7 +528,7 @@ mod tests {
     fn empty_call_loop_is_stopped_by_its_loop_stop_when_end_of_call_is_off() {
         let loops_only: Vec<String> = stop_strings(
             &[],
-            ModelFamily::Claude,
+            Family::CLAUDE,
             StopOptions {
                 end_of_call: false,
                 loops: true,
@@ -683,43 +571,43 @@ mod tests {
         // (family, a whole reply with one call)
         let cases = [
             (
-                ModelFamily::Claude,
+                Family::CLAUDE,
                 "Go.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>\nafter",
             ),
             (
-                ModelFamily::MiniMax,
+                Family::MINIMAX,
                 "<minimax:tool_call>\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
             ),
             (
-                ModelFamily::DeepSeek,
+                Family::DEEPSEEK,
                 "<\u{ff5c}DSML\u{ff5c}function_calls>\n<\u{ff5c}DSML\u{ff5c}invoke name=\"x\">\n<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">1</\u{ff5c}DSML\u{ff5c}parameter>\n</\u{ff5c}DSML\u{ff5c}invoke>\n</\u{ff5c}DSML\u{ff5c}function_calls>",
             ),
             (
-                ModelFamily::DeepSeek,
+                Family::DEEPSEEK,
                 "<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>x<\u{ff5c}tool\u{2581}sep\u{ff5c}>{\"a\": 1}<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
             ),
             (
-                ModelFamily::Qwen,
+                Family::QWEN,
                 "<tool_call>\n<function=x>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
             ),
             (
-                ModelFamily::Qwen,
+                Family::QWEN,
                 "<tool_call>\n{\"name\": \"x\", \"arguments\": {\"a\": 1}}\n</tool_call>",
             ),
             (
-                ModelFamily::Glm,
+                Family::GLM,
                 "<tool_call>x\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
             ),
             (
-                ModelFamily::Kimi,
+                Family::KIMI,
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.x:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>",
             ),
             (
-                ModelFamily::GptOss,
+                Family::GPT_OSS,
                 "<|start|>assistant<|channel|>commentary to=functions.x <|constrain|>json<|message|>{\"a\": 1}<|call|>",
             ),
             (
-                ModelFamily::Grok,
+                Family::GROK,
                 "<xai:function_call name=\"x\">\n<parameter name=\"a\">1</parameter>\n</xai:function_call>",
             ),
         ];

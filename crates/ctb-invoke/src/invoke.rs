@@ -2,10 +2,10 @@
 //! elements) up to `</invoke>`. MiniMax, DeepSeek (DSML), StepFun and Grok write the same form
 //! (Grok's call element is `<xai:function_call>`, whose closing tag it often mangles).
 
-use crate::call::{Body, RawParam, Spans, Step, ValueKind, span};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, span};
 use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws};
 use crate::tag::{self, Name};
-use crate::vocab::{ELEMENT_PARAMS, INVOKE, PARAMETER};
+use crate::vocab::{ELEMENT_PARAMS, INVOKE, PARAMETER, grok};
 
 /// The element that holds the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +22,7 @@ impl Element {
     fn local(self) -> &'static str {
         match self {
             Element::Invoke => INVOKE,
-            Element::GrokFunctionCall => "function_call",
+            Element::GrokFunctionCall => grok::ELEMENT,
         }
     }
 
@@ -35,9 +35,6 @@ impl Element {
         }
     }
 }
-
-/// Grok's closing tag, without its `>` (which it often leaves out or garbles).
-const GROK_CLOSE: &str = "</xai:function_call";
 
 /// A scan of the call's closing tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +63,7 @@ impl Closing {
             },
             Closing::Name(scan) => match scan.poll(b, meter) {
                 Poll::Pending => Poll::Pending,
-                Poll::Ready(Some(end)) if &text[at..end] == GROK_CLOSE => {
+                Poll::Ready(Some(end)) if &text[at..end] == grok::CLOSE => {
                     Poll::Ready(Some(if b[end] == b'>' { end + 1 } else { end }))
                 }
                 Poll::Ready(_) => Poll::Ready(None),

@@ -16,8 +16,9 @@
 //! object's end is found by counting brackets outside strings ([`JsonEnd`]), so a closing token
 //! written inside a string value does not end the call.
 
-use crate::call::{Family, Spans, Step};
+use crate::grammar::{Spans, Step};
 use crate::lex::{JsonEnd, Meter, Poll, json_members, skip_ws, starts_with};
+use crate::registry::Form;
 use crate::vocab::{TOOL_CALL_CLOSE, deepseek, harmony, kimi, step3};
 
 /// Longest name, or header before a name, read.
@@ -100,7 +101,7 @@ const HARMONY: &[Op] = &[
 /// A call in one of these forms, run step by step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JsonCall {
-    family: Option<Family>,
+    form: Option<Form>,
     /// The program, then the one after it (DeepSeek's section is followed by a call).
     program: &'static [Op],
     then: &'static [Op],
@@ -114,9 +115,9 @@ pub(crate) struct JsonCall {
 }
 
 impl JsonCall {
-    fn with(family: Family, program: &'static [Op], then: &'static [Op], pos: usize) -> Self {
+    fn with(form: Form, program: &'static [Op], then: &'static [Op], pos: usize) -> Self {
         Self {
-            family: Some(family),
+            form: Some(form),
             program,
             then,
             step: 0,
@@ -129,13 +130,13 @@ impl JsonCall {
 
     /// A Hermes call whose object starts at `at`.
     pub(crate) fn hermes(at: usize) -> Self {
-        Self::with(Family::Hermes, HERMES, &[], at)
+        Self::with(Form::HERMES, HERMES, &[], at)
     }
 
     /// A call that starts with a special token at `at` (which one is found on the first run).
     pub(crate) fn token(at: usize) -> Self {
         Self {
-            family: None,
+            form: None,
             program: &[],
             then: &[],
             step: 0,
@@ -146,9 +147,9 @@ impl JsonCall {
         }
     }
 
-    /// The family, once known.
-    pub(crate) fn family(&self) -> Option<Family> {
-        self.family
+    /// The form, once known.
+    pub(crate) fn form(&self) -> Option<Form> {
+        self.form
     }
 
     /// For Step-3: where Claude's form starts, once the header is read.
@@ -158,25 +159,25 @@ impl JsonCall {
 
     /// Which token starts the call at `self.pos`.
     fn detect(&mut self, b: &[u8], meter: &mut Meter) -> Poll<bool> {
-        let starts: [(&str, Family, &'static [Op], &'static [Op]); 7] = [
-            (kimi::SECTION_BEGIN, Family::Kimi, KIMI_SECTION, KIMI_CALL),
-            (kimi::CALL_BEGIN, Family::Kimi, KIMI_CALL, &[]),
+        let starts: [(&str, Form, &'static [Op], &'static [Op]); 7] = [
+            (kimi::SECTION_BEGIN, Form::KIMI, KIMI_SECTION, KIMI_CALL),
+            (kimi::CALL_BEGIN, Form::KIMI, KIMI_CALL, &[]),
             (
                 deepseek::CALLS_BEGIN,
-                Family::DeepSeek,
+                Form::DEEPSEEK,
                 DEEPSEEK_SECTION,
                 DEEPSEEK_CALL,
             ),
-            (deepseek::CALL_BEGIN, Family::DeepSeek, DEEPSEEK_CALL, &[]),
-            (step3::CALLS_BEGIN, Family::Step3, STEP3, &[]),
-            (step3::CALL_BEGIN, Family::Step3, STEP3, &[]),
-            (harmony::START, Family::Harmony, HARMONY, &[]),
+            (deepseek::CALL_BEGIN, Form::DEEPSEEK, DEEPSEEK_CALL, &[]),
+            (step3::CALLS_BEGIN, Form::STEP3, STEP3, &[]),
+            (step3::CALL_BEGIN, Form::STEP3, STEP3, &[]),
+            (harmony::START, Form::HARMONY, HARMONY, &[]),
         ];
         let mut undecided = false;
-        for (token, family, program, then) in starts {
+        for (token, form, program, then) in starts {
             match starts_with(b, self.pos, token, meter) {
                 Poll::Ready(true) => {
-                    *self = Self::with(family, program, then, self.pos);
+                    *self = Self::with(form, program, then, self.pos);
                     return Poll::Ready(true);
                 }
                 Poll::Pending => undecided = true,
@@ -185,7 +186,7 @@ impl JsonCall {
         }
         match starts_with(b, self.pos, harmony::CHANNEL, meter) {
             Poll::Ready(true) => {
-                *self = Self::with(Family::Harmony, HARMONY, &[], self.pos);
+                *self = Self::with(Form::HARMONY, HARMONY, &[], self.pos);
                 Poll::Ready(true)
             }
             Poll::Pending => Poll::Pending,
@@ -197,7 +198,7 @@ impl JsonCall {
     /// Resumes the program over `text`.
     pub(crate) fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
         let b = text.as_bytes();
-        if self.family.is_none() {
+        if self.form.is_none() {
             match self.detect(b, meter) {
                 Poll::Pending => return Step::Pending,
                 Poll::Ready(false) => return Step::Failed(self.pos),

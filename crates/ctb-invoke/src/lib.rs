@@ -34,16 +34,18 @@
 //! ```
 
 mod call;
-mod glm;
+mod grammar;
 mod invoke;
 mod json_call;
+mod kv;
 mod lex;
-mod qwen;
+pub mod registry;
 mod scan;
 mod structure;
 mod tag;
 pub mod vocab;
 
-pub use call::{Args, Call, Family, Forms, Param, ValueKind};
+pub use grammar::{Args, Call, Forms, Param, ValueKind};
+pub use registry::{Family, Form};
 pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

@@ -2,11 +2,13 @@
 
 use nom::Parser as _;
 
-use crate::call::{Call, Forms, Parser, Start, Step};
+use crate::call::Parser;
+use crate::grammar::{Call, Forms, Start, Step};
 use crate::lex::Meter;
+use crate::registry::{self, Opener};
 use crate::structure::{Marker, Structure, indent_cols};
 use crate::tag;
-use crate::vocab::{CALL_TAG_NAMES, END_TOKENS, RESIDUE_WORDS, START_TOKENS, is_wrapper};
+use crate::vocab::{END_TOKENS, RESIDUE_WORDS, qwen};
 
 /// Why a text holds no call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,9 +202,9 @@ impl Scanner {
     /// A scanner that reads only `forms`: a complete call in another form is a quotation.
     ///
     /// ```
-    /// use ctb_invoke::{Family, Forms, Found, NoCall, Scanner};
+    /// use ctb_invoke::{Form, Forms, Found, NoCall, Scanner};
     /// let hermes = "Qwen writes:\n<tool_call>\n{\"name\": \"x\", \"arguments\": {}}\n</tool_call>";
-    /// let claude_only = Forms::of(&[Family::Claude]);
+    /// let claude_only = Forms::of(&[Form::CLAUDE]);
     /// assert_eq!(Scanner::with_forms(claude_only).finish(hermes), Found::Nothing(NoCall::Quoted));
     /// assert!(matches!(Scanner::new().finish(hermes), Found::Call(_)));
     /// ```
@@ -308,7 +310,7 @@ impl Scanner {
                             in_parameter: c.parser.in_parameter(),
                         };
                     }
-                    Step::Done(end) if !self.forms.contains(c.parser.family()) => {
+                    Step::Done(end) if !self.forms.contains(c.parser.form()) => {
                         // A form the reply is not read for: the whole call is quoted text.
                         let Some(c) = self.candidate.take() else {
                             unreachable!("a candidate was run")
@@ -532,9 +534,9 @@ fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
         Start::LostBracket | Start::MidTag => (Marker::Element(INVOKE), 1),
         Start::Tag => {
             let rest = &text[start..];
-            if rest.starts_with(crate::qwen::FUNCTION_OPEN) {
+            if rest.starts_with(qwen::FUNCTION_OPEN) {
                 return (
-                    Marker::Literal(crate::qwen::FUNCTION_OPEN, crate::qwen::FUNCTION_CLOSE),
+                    Marker::Literal(qwen::FUNCTION_OPEN, qwen::FUNCTION_CLOSE),
                     0,
                 );
             }
@@ -544,7 +546,7 @@ fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
                 .map_or(INVOKE, |(_, n)| n.local);
             let element = WRAPPERS
                 .iter()
-                .chain([&INVOKE, &"function_call"])
+                .chain([&INVOKE, &crate::vocab::grok::ELEMENT])
                 .find(|w| **w == local)
                 .copied()
                 .unwrap_or(INVOKE);
@@ -561,20 +563,23 @@ fn mentions_call(line: &str) -> bool {
     memchr::memchr2_iter(b'<', b':', b).any(|at| {
         let rest = &b[at + 1..];
         if b[at] == b'<'
-            && rest.first().is_some_and(|&c| c == b'|' || c >= 0x80)
-            && START_TOKENS
-                .iter()
-                .any(|t| b[at..].starts_with(t.as_bytes()))
+            && registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
         {
             return true;
         }
-        CALL_TAG_NAMES.iter().any(|word| {
-            rest.starts_with(word.as_bytes())
-                && matches!(
-                    rest.get(word.len()),
-                    None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                )
-        })
+        registry::FORMS
+            .iter()
+            .flat_map(|r| r.openers)
+            .any(|opener| {
+                let Opener::Element(word) = opener else {
+                    return false;
+                };
+                rest.starts_with(word.as_bytes())
+                    && matches!(
+                        rest.get(word.len()),
+                        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                    )
+            })
     })
 }
 
@@ -630,12 +635,12 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
 /// `<function=`, or a family's start token.
 fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     let mut undecided = false;
-    for token in START_TOKENS.iter().chain([&crate::qwen::FUNCTION_OPEN]) {
+    for (token, form) in registry::literal_openers() {
         if body.starts_with(token) {
-            return Some(Ok(if *token == crate::qwen::FUNCTION_OPEN {
-                Start::Tag
-            } else {
-                Start::Token
+            return Some(Ok(match form.row().engine {
+                // Key/value heads are tags the dispatcher reads (`<function=name>`).
+                registry::Engine::KeyValue(_) => Start::Tag,
+                _ => Start::Token,
             }));
         }
         undecided |= token.starts_with(body);
@@ -643,13 +648,7 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     let n: tag::Res<'_, _> =
         nom::sequence::preceded(nom::character::streaming::char('<'), tag::name).parse(body);
     match n {
-        Ok((_, n))
-            if n.local == crate::vocab::INVOKE
-                || is_wrapper(n.local)
-                || (n.prefix == Some("xai") && n.local == "function_call") =>
-        {
-            Some(Ok(Start::Tag))
-        }
+        Ok((_, n)) if registry::element_opens(n.local) => Some(Ok(Start::Tag)),
         Ok(_) if undecided => Some(Err(())),
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),

@@ -1,7 +1,10 @@
-//! The markup vocabulary: every tag name, marker and word the grammar knows, in one place.
+//! The markup vocabulary: every tag name, marker and word the grammar knows.
 //!
-//! Other crates of the workspace (the stop strings, the prose policy) take their markers from
-//! here rather than spelling them again.
+//! With the family registry ([`crate::registry`]) this is one of the two places a tag is
+//! spelled: the registry's rows say which family writes what, this module spells the words
+//! the rows and the grammar share. Other crates of the workspace (the stop strings, the prose
+//! policy) take their markers from the registry or from here; a tidy test keeps tag strings
+//! out of every other file.
 
 /// The namespace prefix Claude sometimes writes before its tag names, colon included (built
 /// from parts so that no display layer rewrites it).
@@ -34,10 +37,6 @@ pub const ELEMENT_PARAMS: &[&str] = &[
     "headline",
 ];
 
-/// Tag names whose mention in a line (right after `<` or a prefix colon) marks the line as
-/// quoting a call.
-pub const CALL_TAG_NAMES: &[&str] = &[INVOKE, "function_calls", "function_call", "tool_call"];
-
 /// HTML elements whose content is raw text (CommonMark's first kind of HTML block): call
 /// markup inside them is quoted.
 pub const RAW_TEXT_ELEMENTS: &[&str] = &["pre", "script", "style", "textarea"];
@@ -51,27 +50,6 @@ pub const RESULT_ELEMENTS: &[&str] = &[
     "tool_result",
     "tool_response",
     "tool_output",
-];
-
-/// Substrings whose presence in a reply means it holds call markup of some family (the prose
-/// policy never sends such a reply through `response`). Plain substrings, so prefixed tags
-/// (Claude's namespace, `minimax:`, `xai:`, DSML's) match too; the special tokens of the
-/// families that write them are in [`START_TOKENS`].
-pub const CALL_MARKERS: &[&str] = &[
-    "invoke name=",
-    "invoke>",
-    "function_calls>",
-    "<function_calls",
-    "function_call>",
-    "parameter name=",
-    "parameter>",
-    "tool_call>",
-    "<tool_call",
-    "tool_args>",
-    "function_results>",
-    "<function=",
-    "<arg_key>",
-    "think>",
 ];
 
 /// Whether `local` names a wrapper element.
@@ -136,6 +114,55 @@ pub mod harmony {
 /// GLM calls).
 pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
 
+/// Qwen3-Coder's literal tags: `<function=name>`, `<parameter=key>`.
+pub mod qwen {
+    /// Opens the call element (`<function=name>`).
+    pub const FUNCTION_OPEN: &str = "<function=";
+    /// Closes it.
+    pub const FUNCTION_CLOSE: &str = "</function>";
+    /// Opens a parameter (`<parameter=key>`).
+    pub const PARAM_OPEN: &str = "<parameter=";
+    /// Closes it.
+    pub const PARAM_CLOSE: &str = "</parameter>";
+    /// The end-of-call stop: the tail of `</function>` (the opening `<function=` has no
+    /// `function>`).
+    pub const END_OF_FUNCTION: &str = "function>";
+}
+
+/// GLM's literal tags: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.
+pub mod glm {
+    /// Opens a key.
+    pub const KEY_OPEN: &str = "<arg_key>";
+    /// Closes a key.
+    pub const KEY_CLOSE: &str = "</arg_key>";
+    /// Opens a value.
+    pub const VALUE_OPEN: &str = "<arg_value>";
+    /// Closes a value.
+    pub const VALUE_CLOSE: &str = "</arg_value>";
+}
+
+/// Grok's call element, `<xai:function_call name="...">`.
+pub mod grok {
+    /// The element's prefix.
+    pub const PREFIX: &str = "xai";
+    /// The element's local name.
+    pub const ELEMENT: &str = "function_call";
+    /// Its closing tag without the `>` Grok often garbles: what ends the call, and its stop.
+    pub const CLOSE: &str = "</xai:function_call";
+}
+
+/// Claude's loop stops: each spans the seam between the first and the second repetition of a
+/// degenerate loop's unit, so the reply ends inside the first one.
+pub mod loops {
+    /// A call without parameters repeated: from the `">` that closes the first call's opening
+    /// tag to the start of the next.
+    pub const EMPTY_CALL: &str = "\">\n</invoke>\n<invoke";
+    /// An invented `<..._placeholder>` tag followed by the next tag on the next line.
+    pub const PLACEHOLDER: &str = "placeholder>\n<";
+    /// The namespace prefix written after itself.
+    pub const PREFIX_CHAIN: &str = concat!(":", "ant", "ml", ":");
+}
+
 /// The tokens that end a call or a section of calls, in the families that write tokens: a
 /// broken call written with tokens runs up to one of them.
 pub const END_TOKENS: &[&str] = &[
@@ -144,16 +171,4 @@ pub const END_TOKENS: &[&str] = &[
     deepseek::CALL_END,
     "<\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
     harmony::CALL,
-];
-
-/// The special tokens a call may start with, at a line start.
-pub const START_TOKENS: &[&str] = &[
-    kimi::SECTION_BEGIN,
-    kimi::CALL_BEGIN,
-    deepseek::CALLS_BEGIN,
-    deepseek::CALL_BEGIN,
-    step3::CALLS_BEGIN,
-    step3::CALL_BEGIN,
-    harmony::START,
-    harmony::CHANNEL,
 ];

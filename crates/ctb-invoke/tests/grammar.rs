@@ -23,8 +23,8 @@ fn render(text: &str, found: &Found<'_>) -> String {
     match found {
         Found::Call(c) => {
             writeln!(out, "call {:?}", c.name).unwrap();
-            if c.family != ctb_invoke::Family::Claude {
-                writeln!(out, "family {}", c.family).unwrap();
+            if c.form != ctb_invoke::Form::CLAUDE {
+                writeln!(out, "form {}", c.form).unwrap();
             }
             writeln!(out, "prose {:?}", &text[..c.prose_end]).unwrap();
             if let Some(r) = &c.residue {
@@ -125,7 +125,7 @@ fn grammar_fixtures() {
 
         // Prefixed and mixed-prefix variants read the same (offsets aside); only for Claude's
         // form (the other families have their own tags).
-        let claude_form = matches!(&found, Found::Call(c) if c.family == ctb_invoke::Family::Claude)
+        let claude_form = matches!(&found, Found::Call(c) if c.form == ctb_invoke::Form::CLAUDE)
             || !matches!(&found, Found::Call(_))
                 && !OTHER_FAMILY_MARKERS.iter().any(|m| text.contains(m));
         for closing in [true, false].into_iter().filter(|_| claude_form) {

@@ -70,10 +70,9 @@ pub enum Verdict {
 /// Whether `text` holds call markup of any family (tags, bare or prefixed, the namespace
 /// prefix, or a family's special call tokens).
 pub fn has_call_tags(text: &str) -> bool {
-    use ctb_invoke::vocab::{CALL_MARKERS, PREFIX, START_TOKENS};
-    text.contains(PREFIX)
-        || CALL_MARKERS.iter().any(|m| text.contains(m))
-        || START_TOKENS.iter().any(|m| text.contains(m))
+    use ctb_invoke::registry::all_markers;
+    use ctb_invoke::vocab::PREFIX;
+    text.contains(PREFIX) || all_markers().any(|m| text.contains(m))
 }
 
 /// Whether `text` holds JSON: it starts with `{` or `[`, has an object whose first key is

@@ -330,7 +330,10 @@ pub struct PyDecision {
     /// For a discard: ask again with the stop strings off.
     #[pyo3(get)]
     retry_without_stops: bool,
-    /// The markup family of the call read, when the decision rests on one.
+    /// The markup form of the call read, when the decision rests on one.
+    #[pyo3(get)]
+    form: Option<&'static str>,
+    /// The model family that writes that form.
     #[pyo3(get)]
     family: Option<&'static str>,
     /// For a translation: the text before the call as written.
@@ -353,7 +356,8 @@ impl PyDecision {
             reply,
             reason: d.reason.code(),
             retry_without_stops: d.retry_without_stops,
-            family: d.family.map(|f| f.code()),
+            form: d.form.map(|f| f.code()),
+            family: d.form.map(|f| f.family().code()),
             prose: d.prose,
         }
     }
@@ -365,6 +369,7 @@ impl PyDecision {
             reply: given.clone().unbind(),
             reason: ctb::Reason::InternalError.code(),
             retry_without_stops: false,
+            form: None,
             family: None,
             prose: None,
         }
@@ -602,7 +607,7 @@ fn translate(
     ))
 }
 
-/// The first call of `reply` without the Agent Zero request shape, as a dict (`family`,
+/// The first call of `reply` without the Agent Zero request shape, as a dict (`form`, `family`,
 /// `name`, `arguments` typed by the catalog, `prose` before the call, `span` as the call's
 /// start and end indices in `reply`), or None when the reply holds no usable call.
 #[pyfunction]
@@ -623,6 +628,7 @@ fn first_call<'py>(
         let start = reply[..call.span.start].chars().count();
         let end = start + reply[call.span.clone()].chars().count();
         let value = serde_json::json!({
+            "form": call.form.code(),
             "family": call.family.code(),
             "name": call.name,
             "arguments": call.arguments,

@@ -33,6 +33,7 @@ _Outcome = Literal["translated", "prose", "discard", "untouched"]
 class _ToolCall(TypedDict):
     """A call read by `first_call`."""
 
+    form: str
     family: str
     name: str
     arguments: dict[str, Any]
@@ -146,10 +147,14 @@ class Decision:
     def retry_without_stops(self) -> bool:
         """For a discard: ask again with the stop strings off."""
     @property
-    def family(self) -> str | None:
-        """The markup family of the call the decision rests on (`claude`, `minimax`,
-        `deepseek_dsml`, `step3`, `grok`, `qwen3_coder`, `glm`, `hermes`, `kimi`,
+    def form(self) -> str | None:
+        """The markup form of the call the decision rests on (a registry code: `claude`,
+        `minimax`, `deepseek_dsml`, `step3`, `grok`, `qwen3_coder`, `glm`, `hermes`, `kimi`,
         `deepseek`, `harmony`), or None."""
+    @property
+    def family(self) -> str | None:
+        """The model family that writes that form (`claude`, `qwen`, `gpt_oss`...), or
+        None."""
     @property
     def prose(self) -> str | None:
         """For a translation: the text before the call as written (the residue word and the
@@ -220,7 +225,7 @@ def first_call(
     reply: str, catalog: Catalog, *, model: str | None = None, echoes: Echoes | None = None
 ) -> _ToolCall | None:
     """The first usable call of `reply` by the rules `translate` follows, without Agent
-    Zero's request shape (for other harnesses): its family, the tool name, the arguments
+    Zero's request shape (for other harnesses): its form and family, the tool name, the arguments
     typed by the catalog, the prose before it, and `span`, the call's start and end indices
     in `reply`. None when the reply holds no usable call."""
 

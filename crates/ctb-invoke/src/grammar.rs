@@ -1,0 +1,216 @@
+//! The grammar's shared types: the public result ([`Call`], [`Param`], [`Args`], [`Form`],
+//! [`Forms`], [`ValueKind`]) and what every body of the grammar fills in and answers
+//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]) and the bodies
+//! both depend on this module; it depends on neither.
+
+use std::ops::Range;
+
+use crate::lex::Meter;
+use crate::registry::Form;
+
+/// A set of markup forms: the forms a reply is read for. A call written in a form outside the
+/// set is a quotation (a Claude model quoting Qwen's documentation), not a call.
+///
+/// ```
+/// use ctb_invoke::{Form, Forms};
+/// let claude = Forms::of(&[Form::CLAUDE]);
+/// assert!(claude.contains(Form::CLAUDE) && !claude.contains(Form::HERMES));
+/// assert!(Forms::ALL.contains(Form::HARMONY));
+/// assert_eq!(claude.with(Form::HERMES).iter().count(), 2);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Forms(u32);
+
+impl Forms {
+    /// Every form.
+    pub const ALL: Forms = Forms((1 << crate::registry::FORMS.len()) - 1);
+    /// No form.
+    pub const NONE: Forms = Forms(0);
+
+    /// The set of `families`.
+    pub const fn of(families: &[Form]) -> Forms {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < families.len() {
+            bits |= 1 << families[i].index();
+            i += 1;
+        }
+        Forms(bits)
+    }
+
+    /// Whether `family` is in the set.
+    pub const fn contains(self, family: Form) -> bool {
+        self.0 & (1 << family.index()) != 0
+    }
+
+    /// The set with `family` added.
+    #[must_use]
+    pub const fn with(self, family: Form) -> Forms {
+        Forms(self.0 | 1 << family.index())
+    }
+
+    /// The set with every form of `other` added.
+    #[must_use]
+    pub const fn union(self, other: Forms) -> Forms {
+        Forms(self.0 | other.0)
+    }
+
+    /// The forms in the set, in the registry's order.
+    pub fn iter(self) -> impl Iterator<Item = Form> {
+        Form::all().filter(move |f| self.contains(*f))
+    }
+}
+
+impl Default for Forms {
+    /// Every form.
+    fn default() -> Self {
+        Forms::ALL
+    }
+}
+
+impl std::fmt::Debug for Forms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// How a parameter's value is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValueKind {
+    /// Text, as written: typed by the tool's schema (a string unless the schema says
+    /// otherwise).
+    #[default]
+    Text,
+    /// The form marks the value as JSON (a number, a boolean, an object...): where the schema
+    /// gives no type, it is read as JSON.
+    Json,
+    /// JSON the grammar wrote from the form's own literal syntax (the value as written is not
+    /// JSON): read as [`ValueKind::Json`] is.
+    Converted(String),
+}
+
+/// One argument of a call, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param<'a> {
+    /// The parameter's name (the `name` attribute, the `<parameter=key>` key, the
+    /// `<arg_key>`, or the element name for `<tool_args>`-style children).
+    pub name: &'a str,
+    /// The value as written between its tags: byte for byte, except that Qwen3-Coder's form
+    /// puts a line break after the opening and before the closing tag, and one of each is not
+    /// part of the value.
+    pub value: &'a str,
+    /// Every attribute of the opening tag, `name` included, in order (DeepSeek adds
+    /// `string="true"`); empty for the forms without attributes.
+    pub attrs: Vec<(&'a str, &'a str)>,
+    /// How the value is written.
+    pub kind: ValueKind,
+}
+
+/// A call's arguments as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Args<'a> {
+    /// One value per parameter, in the order written; a repeated name keeps its first value.
+    Params(Vec<Param<'a>>),
+    /// One JSON object, as written (not parsed).
+    Json(&'a str),
+}
+
+/// The first complete, unquoted call of a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call<'a> {
+    /// The markup family the call is written in.
+    pub form: Form,
+    /// The tool name as written.
+    pub name: &'a str,
+    /// The arguments.
+    pub args: Args<'a>,
+    /// End of the prose before the call: residue word and trailing white space excluded.
+    pub prose_end: usize,
+    /// Byte offset of the call's first byte (the wrapper tag or first token when there is
+    /// one).
+    pub start: usize,
+    /// Byte offset of the call element's own first byte (`<invoke`, `<function=`, the JSON
+    /// object of a Hermes call...): `start`, or the first byte after a wrapper's opening tag.
+    pub head: usize,
+    /// Byte offset just past the call's end (`</invoke>`, `</function>`, `</tool_call>`,
+    /// `<|tool_call_end|>`, ...); a wrapper's closing tag, if any, is in the tail.
+    pub end: usize,
+    /// Byte range of a residue word (`court`, `call`, ...) between the prose and the call.
+    pub residue: Option<Range<usize>>,
+}
+
+impl<'a> Call<'a> {
+    /// The parameters (empty when the arguments are one JSON object).
+    pub fn params(&self) -> &[Param<'a>] {
+        match &self.args {
+            Args::Params(p) => p,
+            Args::Json(_) => &[],
+        }
+    }
+
+    /// The value of the first parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&'a str> {
+        self.params()
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.value)
+    }
+}
+
+/// How a candidate starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// At `<`: a wrapper, `<invoke`, `<xai:function_call`, `<function=`.
+    Tag,
+    /// A line that lost its `<` and starts with a prefixed `ns:invoke name=...>`.
+    LostBracket,
+    /// The reply starts mid-tag: `="tool">` or `name="tool">`.
+    MidTag,
+    /// At a model's special token (`<|tool_call_begin|>`, `<｜tool▁calls▁begin｜>`, ...).
+    Token,
+}
+
+/// What one run of the parser decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// The text ends before the call does.
+    Pending,
+    /// The call is complete and ends here.
+    Done(usize),
+    /// Not a call: the structure broke at this offset.
+    Failed(usize),
+}
+
+/// A parameter as byte ranges of the reply (the parser outlives any one view of the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawParam {
+    pub(crate) name: Range<usize>,
+    pub(crate) value: Range<usize>,
+    pub(crate) attrs: Vec<(Range<usize>, Range<usize>)>,
+    pub(crate) kind: ValueKind,
+}
+
+/// What a call's body has read so far, as byte ranges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Spans {
+    pub(crate) name: Range<usize>,
+    pub(crate) params: Vec<RawParam>,
+    /// The JSON arguments, for the forms that have them.
+    pub(crate) json: Option<Range<usize>>,
+}
+
+/// One family's body: resumed over the text, it fills [`Spans`].
+pub(crate) trait Body {
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step;
+    /// Whether the text ends inside a parameter value.
+    fn in_parameter(&self) -> bool {
+        false
+    }
+}
+
+/// Byte range of `sub` (a slice of `text`) within `text`.
+pub(crate) fn span(text: &str, sub: &str) -> Range<usize> {
+    let start = sub.as_ptr() as usize - text.as_ptr() as usize;
+    start..start + sub.len()
+}

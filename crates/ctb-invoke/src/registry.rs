@@ -1,0 +1,560 @@
+//! The family registry: one row per model family, one row per markup form. Everything else
+//! reads it.
+//!
+//! A **family** is a maker's models (Claude, Qwen, Kimi...): its row gives the model-name
+//! patterns that pick it, the markup forms its models write (their replies are read for these
+//! only; another family's syntax is a quotation), the stop strings that end a reply right after
+//! the first call, and what the documentation shows. A **form** is one syntax a call is written
+//! in: its row gives the family that owns it, how a call of it may start at a line start, the
+//! grammar engine that reads it, the substrings that tell its markup apart (the prose policy
+//! and the loop guard watch them), how its values are trimmed and what counts as a line start.
+//!
+//! The scanner ([`crate::Scanner`]), the stop strings (`ctb-guard`), the model patterns and the
+//! settings (the facade), the Python stubs and the generated documentation all read these
+//! tables. Adding a family is a row here (and a [`Family`] constant), plus a grammar file only
+//! when its shape is new, plus fixtures.
+//!
+//! ```
+//! use ctb_invoke::registry::{FAMILIES, Family, Form};
+//!
+//! let qwen = Family::QWEN.row();
+//! assert_eq!(qwen.code, "qwen");
+//! assert!(qwen.forms.contains(&Form::HERMES));
+//! assert_eq!(Form::HERMES.family(), Family::QWEN);
+//! assert_eq!(Form::from_code("qwen3_coder"), Some(Form::QWEN3_CODER));
+//! assert!(FAMILIES.iter().all(|row| !row.stops.is_empty()));
+//! ```
+
+use std::fmt;
+
+use crate::grammar::Forms;
+use crate::vocab::{self, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
+
+/// A model family: the models of one maker, picked by name patterns.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Family(u8);
+
+/// A markup form: one syntax a call is written in.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Form(u8);
+
+/// How a call of a form may start at the start of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Opener {
+    /// `<`, an optional namespace prefix, then this element name.
+    Element(&'static str),
+    /// This literal (a special token, `<function=`).
+    Literal(&'static str),
+}
+
+/// How a form's parameter values are cut from the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Values {
+    /// Byte for byte between the tags.
+    AsWritten,
+    /// Without one line break right after the opening tag and one right before the closing
+    /// tag (Qwen3-Coder writes each value on lines of its own: `prompts/a.md` + newline +
+    /// `</parameter>` is the path `prompts/a.md`).
+    OneLineBreak,
+    /// The arguments are one JSON object: no values to trim.
+    Json,
+}
+
+/// The grammar engine that reads a form.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Engine {
+    /// Elements with a name attribute (`<invoke name>` and `<parameter name>`), read by the
+    /// XML dispatcher and [`crate::invoke`]; the element or wrapper prefix picks the form.
+    Xml,
+    /// Literal key/value tags ([`crate::kv`]).
+    KeyValue(&'static crate::kv::Spec),
+    /// Special tokens around a name and JSON arguments ([`crate::json_call`]).
+    Tokens,
+}
+
+/// One model family.
+#[derive(Debug)]
+pub struct FamilyRow {
+    /// The family.
+    pub family: Family,
+    /// The settings' name for it (`claude`, `gpt_oss`...).
+    pub code: &'static str,
+    /// The name people know it by.
+    pub title: &'static str,
+    /// Default model-name patterns that pick the family (see the facade's `ModelPatterns`).
+    pub patterns: &'static [&'static str],
+    /// The forms its models write, its own first: a reply is read for these only.
+    pub forms: &'static [Form],
+    /// Stops that end a reply right after the first call (the provider cuts before them; the
+    /// call's end is then written again).
+    pub stops: &'static [&'static str],
+    /// Stops that end a degenerate loop in its first repetition.
+    pub loop_stops: &'static [&'static str],
+}
+
+/// One markup form.
+#[derive(Debug)]
+pub struct FormRow {
+    /// The form.
+    pub form: Form,
+    /// Its name in decisions and logs (`claude`, `qwen3_coder`, `hermes`...).
+    pub code: &'static str,
+    /// The family whose models write it natively.
+    pub family: Family,
+    /// What the markup looks like, for the documentation.
+    pub looks: &'static str,
+    /// How a call may start at a line start.
+    pub openers: &'static [Opener],
+    /// Substrings that tell this form's markup in a text (the prose policy never sends a reply
+    /// holding one through `response`).
+    pub markers: &'static [&'static str],
+    /// How values are cut.
+    pub values: Values,
+    /// Tokens after which a call may start as at a line start (harmony: a message boundary
+    /// joined on one line).
+    pub boundaries: &'static [&'static str],
+    pub(crate) engine: Engine,
+}
+
+impl Family {
+    /// Claude (Anthropic).
+    pub const CLAUDE: Family = Family(0);
+    /// MiniMax M2 and later.
+    pub const MINIMAX: Family = Family(1);
+    /// DeepSeek V3, V3.1, V3.2 and V4.
+    pub const DEEPSEEK: Family = Family(2);
+    /// Qwen (Qwen3-Coder, Qwen 3.5, Hermes-style fine-tunes).
+    pub const QWEN: Family = Family(3);
+    /// GLM 4.5 to 4.7.
+    pub const GLM: Family = Family(4);
+    /// Kimi K2 (Moonshot).
+    pub const KIMI: Family = Family(5);
+    /// gpt-oss (harmony).
+    pub const GPT_OSS: Family = Family(6);
+    /// Grok (xAI).
+    pub const GROK: Family = Family(7);
+    /// StepFun's Step-3.
+    pub const STEPFUN: Family = Family(8);
+}
+
+impl Form {
+    /// `<invoke name>` with `<parameter name>` children, bare or namespace-prefixed, optionally
+    /// in `<function_calls>`.
+    pub const CLAUDE: Form = Form(0);
+    /// Claude's form inside `<minimax:tool_call>`.
+    pub const MINIMAX: Form = Form(1);
+    /// Claude's form in DeepSeek's full-width namespace (`<｜DSML｜invoke>`).
+    pub const DEEPSEEK_DSML: Form = Form(2);
+    /// Claude's form after StepFun's tokens (`<steptml:invoke>`).
+    pub const STEP3: Form = Form(3);
+    /// Grok's `<xai:function_call name>` with `<parameter name>` children.
+    pub const GROK: Form = Form(4);
+    /// Qwen3-Coder: `<function=name>` with `<parameter=key>` children.
+    pub const QWEN3_CODER: Form = Form(5);
+    /// GLM: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`.
+    pub const GLM: Form = Form(6);
+    /// Hermes-style `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
+    pub const HERMES: Form = Form(7);
+    /// Kimi K2's section tokens around `functions.name:0` and JSON arguments.
+    pub const KIMI: Form = Form(8);
+    /// DeepSeek V3 / V3.1 tokens around a name and JSON arguments.
+    pub const DEEPSEEK: Form = Form(9);
+    /// gpt-oss (harmony): `<|channel|>commentary to=functions.name ... <|message|>{json}<|call|>`.
+    pub const HARMONY: Form = Form(10);
+}
+
+/// The families, in the order the settings and documentation list them.
+pub static FAMILIES: [FamilyRow; 9] = [
+    FamilyRow {
+        family: Family::CLAUDE,
+        code: "claude",
+        title: "Claude",
+        patterns: &["claude"],
+        forms: &[Form::CLAUDE],
+        stops: &[vocab::INVOKE_CLOSE_TAIL],
+        loop_stops: &[loops::EMPTY_CALL, loops::PLACEHOLDER, loops::PREFIX_CHAIN],
+    },
+    FamilyRow {
+        family: Family::MINIMAX,
+        code: "minimax",
+        title: "MiniMax",
+        patterns: &["minimax"],
+        forms: &[Form::MINIMAX, Form::CLAUDE],
+        stops: &[vocab::INVOKE_CLOSE_TAIL],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::DEEPSEEK,
+        code: "deepseek",
+        title: "DeepSeek",
+        patterns: &["deepseek"],
+        forms: &[Form::DEEPSEEK_DSML, Form::DEEPSEEK, Form::CLAUDE],
+        stops: &[vocab::INVOKE_CLOSE_TAIL, deepseek::CALL_END],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::QWEN,
+        code: "qwen",
+        title: "Qwen",
+        patterns: &["qwen"],
+        forms: &[Form::QWEN3_CODER, Form::HERMES],
+        stops: &[qwen::END_OF_FUNCTION, vocab::TOOL_CALL_CLOSE],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::GLM,
+        code: "glm",
+        title: "GLM",
+        patterns: &["glm"],
+        forms: &[Form::GLM],
+        stops: &[vocab::TOOL_CALL_CLOSE],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::KIMI,
+        code: "kimi",
+        title: "Kimi",
+        patterns: &["kimi", "moonshot"],
+        forms: &[Form::KIMI],
+        stops: &[kimi::CALL_END],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::GPT_OSS,
+        code: "gpt_oss",
+        title: "gpt-oss",
+        patterns: &["gpt-oss"],
+        forms: &[Form::HARMONY],
+        stops: &[harmony::CALL],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::GROK,
+        code: "grok",
+        title: "Grok",
+        patterns: &["grok"],
+        forms: &[Form::GROK],
+        stops: &[grok::CLOSE],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::STEPFUN,
+        code: "stepfun",
+        title: "StepFun",
+        patterns: &["stepfun", "step-3", "step3"],
+        forms: &[Form::STEP3, Form::CLAUDE],
+        stops: &[vocab::INVOKE_CLOSE_TAIL],
+        loop_stops: &[],
+    },
+];
+
+/// The forms. The order decides nothing but the documentation's.
+pub static FORMS: [FormRow; 11] = [
+    FormRow {
+        form: Form::CLAUDE,
+        code: "claude",
+        family: Family::CLAUDE,
+        looks: "`<invoke name>` / `<parameter name>`, bare or namespace-prefixed, maybe inside \
+                `<function_calls>`",
+        openers: &[
+            Opener::Element(vocab::INVOKE),
+            Opener::Element("function_calls"),
+            Opener::Element("tool_calls"),
+            Opener::Element("tool_call"),
+        ],
+        markers: &[
+            "invoke name=",
+            "invoke>",
+            "function_calls>",
+            "<function_calls",
+            "function_call>",
+            "parameter name=",
+            "parameter>",
+            "tool_args>",
+            "function_results>",
+            "think>",
+        ],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::Xml,
+    },
+    FormRow {
+        form: Form::MINIMAX,
+        code: "minimax",
+        family: Family::MINIMAX,
+        looks: "Claude's elements inside `<minimax:tool_call>`",
+        openers: &[Opener::Element("tool_call")],
+        markers: &["tool_call>", "<tool_call"],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::Xml,
+    },
+    FormRow {
+        form: Form::DEEPSEEK_DSML,
+        code: "deepseek_dsml",
+        family: Family::DEEPSEEK,
+        looks: "DSML: `<｜DSML｜invoke name>` / `<｜DSML｜parameter name string=\"true\">`",
+        openers: &[
+            Opener::Element("function_calls"),
+            Opener::Element("tool_calls"),
+            Opener::Element(vocab::INVOKE),
+        ],
+        markers: &["\u{ff5c}DSML\u{ff5c}"],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::Xml,
+    },
+    FormRow {
+        form: Form::STEP3,
+        code: "step3",
+        family: Family::STEPFUN,
+        looks: "StepFun's tokens, then `<steptml:invoke name>`",
+        openers: &[
+            Opener::Literal(step3::CALLS_BEGIN),
+            Opener::Literal(step3::CALL_BEGIN),
+        ],
+        markers: &[step3::CALLS_BEGIN, step3::CALL_BEGIN],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::Tokens,
+    },
+    FormRow {
+        form: Form::GROK,
+        code: "grok",
+        family: Family::GROK,
+        looks: "`<xai:function_call name>` with `<parameter>` children (its closing tag often \
+                garbled)",
+        openers: &[Opener::Element(grok::ELEMENT)],
+        markers: &["function_call>", "xai:function_call"],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::Xml,
+    },
+    FormRow {
+        form: Form::QWEN3_CODER,
+        code: "qwen3_coder",
+        family: Family::QWEN,
+        looks: "`<tool_call><function=name><parameter=key>`",
+        openers: &[
+            Opener::Literal(qwen::FUNCTION_OPEN),
+            Opener::Element("tool_call"),
+        ],
+        markers: &[qwen::FUNCTION_OPEN, "tool_call>"],
+        values: Values::OneLineBreak,
+        boundaries: &[],
+        engine: Engine::KeyValue(&crate::kv::QWEN3_CODER),
+    },
+    FormRow {
+        form: Form::GLM,
+        code: "glm",
+        family: Family::GLM,
+        looks: "`<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`",
+        openers: &[Opener::Element("tool_call")],
+        markers: &[glm::KEY_OPEN, "tool_call>"],
+        values: Values::AsWritten,
+        boundaries: &[],
+        engine: Engine::KeyValue(&crate::kv::GLM),
+    },
+    FormRow {
+        form: Form::HERMES,
+        code: "hermes",
+        family: Family::QWEN,
+        looks: "`<tool_call>{\"name\", \"arguments\"}</tool_call>`",
+        openers: &[Opener::Element("tool_call")],
+        markers: &["tool_call>", "<tool_call"],
+        values: Values::Json,
+        boundaries: &[],
+        engine: Engine::Tokens,
+    },
+    FormRow {
+        form: Form::KIMI,
+        code: "kimi",
+        family: Family::KIMI,
+        looks: "`<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}`",
+        openers: &[
+            Opener::Literal(kimi::SECTION_BEGIN),
+            Opener::Literal(kimi::CALL_BEGIN),
+        ],
+        markers: &[kimi::SECTION_BEGIN, kimi::CALL_BEGIN],
+        values: Values::Json,
+        boundaries: &[],
+        engine: Engine::Tokens,
+    },
+    FormRow {
+        form: Form::DEEPSEEK,
+        code: "deepseek",
+        family: Family::DEEPSEEK,
+        looks: "V3 / V3.1 special tokens with JSON arguments",
+        openers: &[
+            Opener::Literal(deepseek::CALLS_BEGIN),
+            Opener::Literal(deepseek::CALL_BEGIN),
+        ],
+        markers: &[deepseek::CALLS_BEGIN, deepseek::CALL_BEGIN],
+        values: Values::Json,
+        boundaries: &[],
+        engine: Engine::Tokens,
+    },
+    FormRow {
+        form: Form::HARMONY,
+        code: "harmony",
+        family: Family::GPT_OSS,
+        looks: "harmony channels: `to=functions.name ... <|message|>{...}<|call|>`",
+        openers: &[
+            Opener::Literal(harmony::START),
+            Opener::Literal(harmony::CHANNEL),
+        ],
+        markers: &[harmony::START, harmony::CHANNEL],
+        values: Values::Json,
+        boundaries: &[],
+        engine: Engine::Tokens,
+    },
+];
+
+impl Family {
+    /// Every family, in the registry's order.
+    pub fn all() -> impl Iterator<Item = Family> {
+        FAMILIES.iter().map(|r| r.family)
+    }
+
+    /// The family's row.
+    pub fn row(self) -> &'static FamilyRow {
+        &FAMILIES[usize::from(self.0)]
+    }
+
+    /// The settings' name (`claude`, `gpt_oss`...).
+    pub fn code(self) -> &'static str {
+        self.row().code
+    }
+
+    /// The family with this settings name.
+    pub fn from_code(code: &str) -> Option<Family> {
+        FAMILIES.iter().find(|r| r.code == code).map(|r| r.family)
+    }
+
+    /// The forms its models write.
+    pub fn forms(self) -> Forms {
+        self.row()
+            .forms
+            .iter()
+            .fold(Forms::NONE, |set, form| set.with(*form))
+    }
+}
+
+impl Form {
+    /// Every form, in the registry's order.
+    pub fn all() -> impl Iterator<Item = Form> {
+        FORMS.iter().map(|r| r.form)
+    }
+
+    /// The form's row.
+    pub fn row(self) -> &'static FormRow {
+        &FORMS[usize::from(self.0)]
+    }
+
+    /// Its name in decisions and logs.
+    pub fn code(self) -> &'static str {
+        self.row().code
+    }
+
+    /// The form with this name.
+    pub fn from_code(code: &str) -> Option<Form> {
+        FORMS.iter().find(|r| r.code == code).map(|r| r.form)
+    }
+
+    /// The family that writes it natively.
+    pub fn family(self) -> Family {
+        self.row().family
+    }
+
+    /// Its bit in a [`Forms`] set.
+    pub(crate) const fn index(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+impl fmt::Debug for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl fmt::Debug for Form {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl fmt::Display for Form {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Every marker of every form: a text holding one holds call markup of some family.
+pub fn all_markers() -> impl Iterator<Item = &'static str> {
+    FORMS.iter().flat_map(|r| r.markers.iter().copied())
+}
+
+/// The special tokens a call may start with at a line start (the literal openers).
+pub fn literal_openers() -> impl Iterator<Item = (&'static str, Form)> {
+    FORMS.iter().flat_map(|r| {
+        r.openers.iter().filter_map(move |o| match o {
+            Opener::Literal(l) => Some((*l, r.form)),
+            Opener::Element(_) => None,
+        })
+    })
+}
+
+/// Whether an element with this local name may start a call at a line start.
+pub fn element_opens(local: &str) -> bool {
+    FORMS.iter().any(|r| {
+        r.openers
+            .iter()
+            .any(|o| matches!(o, Opener::Element(e) if *e == local))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_in_step_with_their_constants() {
+        for (i, row) in FAMILIES.iter().enumerate() {
+            assert_eq!(usize::from(row.family.0), i, "{}", row.code);
+            assert!(
+                !row.forms.is_empty() && !row.patterns.is_empty(),
+                "{}",
+                row.code
+            );
+            assert_eq!(
+                row.forms[0].family(),
+                row.family,
+                "{}: its own form first",
+                row.code
+            );
+        }
+        for (i, row) in FORMS.iter().enumerate() {
+            assert_eq!(usize::from(row.form.0), i, "{}", row.code);
+            assert!(row.family.row().forms.contains(&row.form), "{}", row.code);
+            assert!(
+                !row.openers.is_empty() && !row.markers.is_empty(),
+                "{}",
+                row.code
+            );
+        }
+        assert!(FORMS.len() <= 32, "Forms is a 32-bit set");
+        let codes: std::collections::HashSet<_> = FAMILIES.iter().map(|r| r.code).collect();
+        assert_eq!(codes.len(), FAMILIES.len());
+        let codes: std::collections::HashSet<_> = FORMS.iter().map(|r| r.code).collect();
+        assert_eq!(codes.len(), FORMS.len());
+    }
+}
