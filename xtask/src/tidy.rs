@@ -213,3 +213,200 @@ fn parser_conformance_holds() {
     );
     crate::parsers::run(&docs, true).unwrap();
 }
+
+/// The non-test source of a Rust file: comment lines and everything from the first
+/// `#[cfg(test)]` on (the test modules close each file) left out.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+}
+
+/// Whether a string literal spells call markup: a tag (`<` then a letter, `/`, `|` or the
+/// full-width bar), a special token's end (`|>`), or a bracket token.
+fn spells_markup(literal: &str) -> bool {
+    let b = literal.as_bytes();
+    b.windows(2).any(|w| {
+        w[0] == b'<' && (w[1].is_ascii_alphabetic() || matches!(w[1], b'/' | b'|' | 0xEF))
+            || w == b"|>"
+    }) || literal.contains("[TOOL_CALLS]")
+}
+
+/// The string literals of a line (plain `"..."` only, escapes kept).
+fn literals(line: &str) -> Vec<&str> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\'' && b.get(i + 2) == Some(&b'\'') {
+            i += 3; // a char literal such as '"'
+            continue;
+        }
+        if b[i] == b'"' {
+            let start = i + 1;
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            out.push(&line[start..i.min(line.len())]);
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn only_the_registry_and_the_vocabulary_spell_a_tag() {
+    // Issue 18: adding a family is a registry row; nothing else names its markup. The
+    // grammar's bodies, the guard, the prose policy and the facade take every tag, token and
+    // marker from `ctb_invoke::registry` or `ctb_invoke::vocab`.
+    let allowed = [
+        root().join("crates/ctb-invoke/src/registry.rs"),
+        root().join("crates/ctb-invoke/src/vocab.rs"),
+    ];
+    // Every word the vocabulary spells (its string constants): spelled anywhere else, it is
+    // a second place for the same fact.
+    let vocab = read(&allowed[1]);
+    let words: std::collections::BTreeSet<&str> = code_lines(&vocab)
+        .flat_map(|(_, l)| literals(l))
+        .filter(|w| w.len() >= 3)
+        .collect();
+    assert!(words.len() > 20, "the vocabulary's words were not found");
+    let mut found = Vec::new();
+    for dir in crate_dirs() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        // The crates that read markup. (The facade, the schema reader, the CLI and the binding
+        // use some of the same words as JSON keys of requests and tool definitions; the test
+        // helpers spell markup in examples and generators.)
+        if !matches!(name.as_str(), "ctb-invoke" | "ctb-guard" | "ctb-prose") {
+            continue;
+        }
+        let mut files = Vec::new();
+        walk(&dir.join("src"), &mut files);
+        for file in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+        {
+            if allowed.contains(file) {
+                continue;
+            }
+            let text = read(file);
+            for (n, line) in code_lines(&text) {
+                for lit in literals(line)
+                    .into_iter()
+                    .filter(|l| spells_markup(l) || words.contains(*l))
+                {
+                    found.push(format!("{}:{}: \"{lit}\"", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "tags spelled outside the registry and the vocabulary:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The modules a file of a crate uses (`crate::x` paths), by name.
+fn module_uses(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for (_, line) in code_lines(text) {
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            if rest.starts_with('{') {
+                // `use crate::{a, b::c}`: every first segment.
+                let end = rest.find('}').unwrap_or(rest.len());
+                for part in rest[1..end].split(',') {
+                    let seg = part.trim().split("::").next().unwrap_or("").trim();
+                    if seg.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !seg.is_empty() {
+                        out.insert(seg.to_owned());
+                    }
+                }
+                continue;
+            }
+            let seg: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
+                .collect();
+            if rest[seg.len()..].starts_with("::") && !seg.is_empty() {
+                out.insert(seg);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn modules_import_each_other_one_way() {
+    // ARCHITECTURE.md: no import circle inside a crate (the grammar's bodies import the shared
+    // types, not the dispatcher; the settings do not import what the patterns import...).
+    for dir in crate_dirs() {
+        let src = dir.join("src");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            Default::default();
+        for file in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+        {
+            let rel = file.strip_prefix(&src).unwrap();
+            let first = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy();
+            let module = first.trim_end_matches(".rs").to_owned();
+            if module == "lib" || module == "main" {
+                continue;
+            }
+            let uses = module_uses(&read(file));
+            edges
+                .entry(module.clone())
+                .or_default()
+                .extend(uses.into_iter().filter(|u| *u != module));
+        }
+        // Depth-first search for a cycle.
+        fn visit(
+            m: &str,
+            edges: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+            state: &mut std::collections::BTreeMap<String, u8>,
+            path: &mut Vec<String>,
+        ) -> Option<Vec<String>> {
+            match state.get(m) {
+                Some(2) => return None,
+                Some(1) => {
+                    let at = path.iter().position(|p| p == m).unwrap_or(0);
+                    let mut cycle = path[at..].to_vec();
+                    cycle.push(m.to_owned());
+                    return Some(cycle);
+                }
+                _ => {}
+            }
+            state.insert(m.to_owned(), 1);
+            path.push(m.to_owned());
+            for next in edges.get(m).into_iter().flatten() {
+                if let Some(c) = visit(next, edges, state, path) {
+                    return Some(c);
+                }
+            }
+            path.pop();
+            state.insert(m.to_owned(), 2);
+            None
+        }
+        let mut state = Default::default();
+        for m in edges.keys() {
+            if let Some(cycle) = visit(m, &edges, &mut state, &mut Vec::new()) {
+                panic!(
+                    "{}: modules import each other: {}",
+                    dir.display(),
+                    cycle.join(" -> ")
+                );
+            }
+        }
+    }
+}

@@ -43,10 +43,12 @@
 //! assert_eq!(request["tool_args"]["limit"], 3); // typed from the schema
 //! ```
 
+mod arguments;
 mod config;
 mod decision;
 mod echo;
 mod model_patterns;
+mod reading;
 mod request;
 mod session;
 mod tool_call;
@@ -61,10 +63,11 @@ pub use echo::{Echoes, MAX_ECHO_BYTES};
 pub use model_patterns::{
     MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, PatternError,
 };
-pub use request::{MAX_INTEGER_DIGITS, render_request};
+pub use reading::MAX_REPLY_BYTES;
+pub use request::{MAX_INTEGER_DIGITS, holds_json_request, render_request};
 pub use session::{Session, SessionError, TurnPlan};
 pub use tool_call::{ToolCall, first_call, first_call_with};
-pub use translate::{Context, MAX_REPLY_BYTES, holds_json_request, translate, translate_with};
+pub use translate::{Context, translate, translate_with};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -36,7 +36,8 @@ use ctb_guard::{StopKind, StopOptions};
 use ctb_invoke::Family;
 use ctb_invoke::{Forms, Found, NoCall, Scanner};
 
-use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded, strict_request};
+use crate::reading::{MAX_REPLY_BYTES, Reading};
+use crate::translate::{Analysis, decide as decide_reading, guarded};
 use crate::{
     Catalog, Config, Context, Decision, Echoes, FinishReason, Outcome, Reason, render_request,
 };
@@ -397,9 +398,13 @@ impl Session {
                 }
             }
         };
+        // The one reading of the reply. The turn's scanner has read what was fed; it goes on
+        // from there when the reply is that text continued. Kept open when an end-of-call stop
+        // went out: a completion of the reply is read on from there.
+        let reading = read(turn, reply);
         // 0. A reply that is exactly one JSON request is what Agent Zero asked for: it is
         // neither a loop nor a stopped call, and it holds no call to translate.
-        if reply.len() <= MAX_REPLY_BYTES && strict_request(reply) == Some(true) {
+        if reading.exact_request {
             return Decision::untouched(reply, Reason::JsonRequestPresent);
         }
         // A pause outlives the re-ask: the turn that ends with it does not count.
@@ -408,14 +413,13 @@ impl Session {
 
         // 1. The translation: a first call that is complete and makes a request is translated
         // (or left to a JSON request outside it), whatever follows it: it is never a loop, and
-        // a stop that cut a later call does not matter. The turn's scanner has read what was
-        // fed; it goes on from there when the reply is that text continued.
+        // a stop that cut a later call does not matter.
         let Analysis {
             decision,
             in_parameter,
             call_usable,
             ..
-        } = resume_or_analyse(turn, reply, catalog);
+        } = decide_reading(&reading, catalog, &turn.context);
         if call_usable {
             return decision;
         }
@@ -432,12 +436,17 @@ impl Session {
                 };
                 let half_tag = !stop.starts_with('<');
                 let reported = half_tag || finish == FinishReason::StopSequence;
+                // The completion is the reply and a few bytes: read on from where the reading
+                // stood, not again from the start.
+                let completed_reading = reading
+                    .completed(&completed)
+                    .unwrap_or_else(|| Reading::new(&completed, turn.context.scanner(), false));
                 let Analysis {
                     decision,
                     in_parameter,
                     call_end,
                     ..
-                } = analyse(&completed, catalog, &turn.context);
+                } = decide_reading(&completed_reading, catalog, &turn.context);
                 if call_end == Some(completed.len()) {
                     if decision.outcome == Outcome::Translated {
                         return Decision {
@@ -544,7 +553,8 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
         return None;
     }
     let text = &turn.buffer[..cut];
-    let decision = decide_found(text, text.len(), found, catalog, &turn.context).decision;
+    let reading = Reading::found(text, found);
+    let decision = decide_reading(&reading, catalog, &turn.context).decision;
     if decision.outcome != Outcome::Translated {
         // The call would be left alone: let the reply run, a correction may follow.
         return None;
@@ -553,18 +563,20 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
     Some(text.to_owned())
 }
 
-/// Decides about `reply`, reusing the scan of the turn's fed text when `reply` continues it.
-fn resume_or_analyse(turn: &Turn, reply: &str, catalog: &Catalog) -> Analysis {
+/// The reading of `reply`: the turn's scanner read on when `reply` continues what was fed,
+/// else a fresh one. Kept open when an end-of-call stop went out (a completion may be read).
+fn read<'a>(turn: &Turn, reply: &'a str) -> Reading<'a> {
     let fed = turn.buffer.len();
-    if fed == 0 || fed >= MAX_REPLY_BYTES || reply.len() > MAX_REPLY_BYTES {
-        return analyse(reply, catalog, &turn.context);
-    }
-    if reply.as_bytes().get(..fed) != Some(turn.buffer.as_bytes()) {
-        return analyse(reply, catalog, &turn.context);
-    }
-    let mut scanner = turn.scanner.clone();
-    let found = scanner.finish(reply);
-    decide_found(reply, reply.len(), found, catalog, &turn.context)
+    let resumes = fed > 0
+        && fed < MAX_REPLY_BYTES
+        && reply.len() <= MAX_REPLY_BYTES
+        && reply.as_bytes().get(..fed) == Some(turn.buffer.as_bytes());
+    let scanner = if resumes {
+        turn.scanner.clone()
+    } else {
+        turn.context.scanner()
+    };
+    Reading::new(reply, scanner, !turn.sent.end_of_call.is_empty())
 }
 
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of

@@ -6,7 +6,8 @@ use ctb_invoke::{Family, Form, Found, NoCall};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::translate::{build_call, window};
+use crate::arguments::build_call;
+use crate::reading::Reading;
 use crate::{Catalog, Context, Reason};
 
 /// A tool call read from a reply, in no host's request format: the family it was written in,
@@ -68,18 +69,13 @@ pub fn first_call_with(
     catalog: &Catalog,
     context: &Context,
 ) -> Result<ToolCall, Reason> {
-    let read = window(reply);
-    let mut scanner = context.scanner();
-    let found = if read.len() < reply.len() {
-        scanner.advance(read)
-    } else {
-        scanner.finish(read)
-    };
-    let call = match found {
+    let reading = Reading::new(reply, context.scanner(), false);
+    let whole = !reading.windowed();
+    let call = match &reading.found {
         Found::Call(call) => call,
-        Found::Incomplete { .. } if read.len() == reply.len() => return Err(Reason::Incomplete),
-        Found::Nothing(NoCall::Quoted) if read.len() == reply.len() => return Err(Reason::Quoted),
-        Found::Nothing(NoCall::NoTags) if read.len() == reply.len() => return Err(Reason::NoCall),
+        Found::Incomplete { .. } if whole => return Err(Reason::Incomplete),
+        Found::Nothing(NoCall::Quoted) if whole => return Err(Reason::Quoted),
+        Found::Nothing(NoCall::NoTags) if whole => return Err(Reason::NoCall),
         _ => return Err(Reason::TooLarge),
     };
     if context
@@ -89,7 +85,7 @@ pub fn first_call_with(
     {
         return Err(Reason::Echoed);
     }
-    let built = build_call(reply, &call, catalog)?;
+    let built = build_call(reply, call, catalog)?;
     Ok(ToolCall {
         form: call.form,
         family: call.form.family(),

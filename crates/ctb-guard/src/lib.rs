@@ -270,7 +270,7 @@ pub fn classify_stop(reply: &str) -> Option<StopKind> {
     }
     let prefix_name = &PREFIX[..PREFIX.len() - 1];
     if let Some(before) = text.strip_suffix(prefix_name) {
-        if before.ends_with('<') || before.ends_with("</") {
+        if before.ends_with('<') || before.ends_with(ctb_invoke::vocab::END_TAG) {
             return Some(StopKind::Loop(LoopKind::PrefixChain));
         }
     }
@@ -333,7 +333,7 @@ pub fn completion(reply: &str, stop: &str) -> Option<String> {
 /// DeepSeek sometimes adds).
 fn ends_in_half_tag(reply: &str) -> bool {
     let text = tail(reply, 256);
-    let Some(at) = text.rfind("</") else {
+    let Some(at) = text.rfind(ctb_invoke::vocab::END_TAG) else {
         return false;
     };
     let rest = &text[at + 2..];

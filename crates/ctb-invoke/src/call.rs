@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use crate::grammar::{Args, Body, Call, Param, Spans, Start, Step, span};
 use crate::lex::{Meter, Poll, TagEnd, skip_ws, starts_with};
 use crate::registry::Form;
-use crate::vocab::{INVOKE, grok, is_wrapper, qwen};
+use crate::vocab::{INVOKE, MINIMAX_PREFIX, NAME_ATTR, TOOL_CALL, grok, is_wrapper, qwen, step3};
 use crate::{invoke, json_call, kv, tag};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,7 +208,7 @@ impl Parser {
                     self.form = wrapper_form(&open.name);
                     State::AfterWrapper {
                         pos: end,
-                        tool_call: open.name.local == "tool_call" && open.name.prefix.is_none(),
+                        tool_call: open.name.local == TOOL_CALL && open.name.prefix.is_none(),
                     }
                 }
                 Some(open) => self.invoke_head(text, &open, self.start, end),
@@ -239,18 +239,18 @@ impl Parser {
             (Some(grok::PREFIX), grok::ELEMENT) => invoke::Element::GrokFunctionCall,
             _ => return State::Failed(at),
         };
-        match open.attr("name") {
+        match open.attr(NAME_ATTR) {
             Some(n) if !open.self_closing && !n.trim().is_empty() => {
                 self.spans.name = span(text, n);
                 if self.form == Form::CLAUDE {
                     self.form = match (element, open.name.prefix) {
                         (invoke::Element::GrokFunctionCall, _) => Form::GROK,
                         (_, Some(p)) if p.starts_with('\u{ff5c}') => Form::DEEPSEEK_DSML,
-                        (_, Some("minimax")) => Form::MINIMAX,
+                        (_, Some(MINIMAX_PREFIX)) => Form::MINIMAX,
                         _ => Form::CLAUDE,
                     };
                 }
-                if self.form == Form::STEP3 && open.name.prefix != Some("steptml") {
+                if self.form == Form::STEP3 && open.name.prefix != Some(step3::PREFIX) {
                     return State::Failed(at);
                 }
                 State::Invoke(invoke::Invoke::new(end, element))
@@ -318,7 +318,7 @@ const FEW_PARAMS: usize = 16;
 /// inside may still say otherwise.
 fn wrapper_form(name: &tag::Name<'_>) -> Form {
     match name.prefix {
-        Some("minimax") => Form::MINIMAX,
+        Some(MINIMAX_PREFIX) => Form::MINIMAX,
         Some(p) if p.starts_with('\u{ff5c}') => Form::DEEPSEEK_DSML,
         _ => Form::CLAUDE,
     }

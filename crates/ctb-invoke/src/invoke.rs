@@ -5,7 +5,7 @@
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, span};
 use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws};
 use crate::tag::{self, Name};
-use crate::vocab::{ELEMENT_PARAMS, INVOKE, PARAMETER, grok};
+use crate::vocab::{ELEMENT_PARAMS, INVOKE, NAME_ATTR, PARAMETER, grok};
 
 /// The element that holds the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +153,7 @@ impl Invoke {
             return Child::Failed(at);
         };
         let (pname, elem) = match open.name.local {
-            PARAMETER => match open.attr("name") {
+            PARAMETER => match open.attr(NAME_ATTR) {
                 Some(n) => (n, PARAMETER),
                 None => return Child::Failed(at),
             },

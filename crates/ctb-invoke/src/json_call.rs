@@ -19,7 +19,9 @@
 use crate::grammar::{Spans, Step};
 use crate::lex::{JsonEnd, Meter, Poll, json_members, skip_ws, starts_with};
 use crate::registry::Form;
-use crate::vocab::{TOOL_CALL_CLOSE, deepseek, harmony, kimi, step3};
+use crate::vocab::{
+    FUNCTION_WORD, JSON_FENCE, TOOL_CALL_CLOSE, deepseek, harmony, hermes, kimi, step3,
+};
 
 /// Longest name, or header before a name, read.
 const MAX_NAME: usize = 256;
@@ -70,7 +72,7 @@ const DEEPSEEK_CALL: &[Op] = &[
 const DEEPSEEK_V3: &[Op] = &[
     Op::NameToLineEnd,
     Op::Ws,
-    Op::OptLit("```json"),
+    Op::OptLit(JSON_FENCE),
     Op::OptLit("```"),
     Op::Ws,
     Op::Json,
@@ -85,7 +87,7 @@ const STEP3: &[Op] = &[
     Op::Ws,
     Op::Lit(step3::CALL_BEGIN),
     Op::Ws,
-    Op::OptLit("function"),
+    Op::OptLit(FUNCTION_WORD),
     Op::Lit(step3::SEP),
     Op::Ws,
     Op::Handoff,
@@ -262,7 +264,7 @@ impl JsonCall {
                     self.pos = end;
                 }
                 Op::DeepSeekBranch => {
-                    let v3 = &text[spans.name.clone()] == "function";
+                    let v3 = &text[spans.name.clone()] == FUNCTION_WORD;
                     self.program = if v3 { DEEPSEEK_V3 } else { DEEPSEEK_V31 };
                     self.step = 0;
                     continue;
@@ -367,7 +369,7 @@ fn hermes(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> bool
         let at = s.as_ptr() as usize - text.as_ptr() as usize;
         at..at + s.len()
     };
-    let Some((_, name)) = members.iter().find(|(k, _)| *k == "name") else {
+    let Some((_, name)) = members.iter().find(|(k, _)| *k == hermes::NAME) else {
         return false;
     };
     let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
@@ -377,10 +379,7 @@ fn hermes(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> bool
         return false;
     }
     spans.name = span_of(inner);
-    if let Some((_, args)) = members
-        .iter()
-        .find(|(k, _)| *k == "arguments" || *k == "parameters")
-    {
+    if let Some((_, args)) = members.iter().find(|(k, _)| hermes::ARGUMENTS.contains(k)) {
         spans.json = Some(span_of(args));
     }
     true

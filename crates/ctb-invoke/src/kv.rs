@@ -16,74 +16,7 @@
 
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child, next_lt, skip_ws, starts_with};
-use crate::registry::Values;
-use crate::vocab::{TOOL_CALL_CLOSE, glm, qwen};
-
-/// How a key/value form writes its call.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Spec {
-    /// Where the tool name is.
-    head: Head,
-    /// How a parameter's key is written.
-    key: Key,
-    /// Closes a value.
-    value_close: &'static str,
-    /// Closes the call.
-    call_close: &'static str,
-    /// How values are cut.
-    values: Values,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Head {
-    /// Inside the opening tag: `<function=` name `>`.
-    Tag(&'static str),
-    /// Right where the body starts, up to a line break or `<`.
-    Bare,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Key {
-    /// Inside the parameter's opening tag: `<parameter=` key `>`, the value right after it.
-    Tag(&'static str),
-    /// In an element of its own (`<arg_key>` key `</arg_key>`), the value in another
-    /// (`<arg_value>` value `</arg_value>`).
-    Element {
-        open: &'static str,
-        close: &'static str,
-        value_open: &'static str,
-    },
-}
-
-impl Key {
-    fn open(&self) -> &'static str {
-        match self {
-            Key::Tag(open) | Key::Element { open, .. } => open,
-        }
-    }
-}
-
-/// Qwen3-Coder's form.
-pub(crate) static QWEN3_CODER: Spec = Spec {
-    head: Head::Tag(qwen::FUNCTION_OPEN),
-    key: Key::Tag(qwen::PARAM_OPEN),
-    value_close: qwen::PARAM_CLOSE,
-    call_close: qwen::FUNCTION_CLOSE,
-    values: Values::OneLineBreak,
-};
-
-/// GLM's form.
-pub(crate) static GLM: Spec = Spec {
-    head: Head::Bare,
-    key: Key::Element {
-        open: glm::KEY_OPEN,
-        close: glm::KEY_CLOSE,
-        value_open: glm::VALUE_OPEN,
-    },
-    value_close: glm::VALUE_CLOSE,
-    call_close: TOOL_CALL_CLOSE,
-    values: Values::AsWritten,
-};
+use crate::registry::{Head, Key, Spec, Values};
 
 /// Longest tool name or key read.
 const MAX_NAME: usize = 256;

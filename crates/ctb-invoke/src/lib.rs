@@ -45,7 +45,7 @@ mod structure;
 mod tag;
 pub mod vocab;
 
-pub use grammar::{Args, Call, Forms, Param, ValueKind};
-pub use registry::{Family, Form};
+pub use grammar::{Args, Call, Param, ValueKind};
+pub use registry::{Family, Form, Forms};
 pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

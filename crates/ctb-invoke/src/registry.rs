@@ -27,8 +27,7 @@
 
 use std::fmt;
 
-use crate::grammar::Forms;
-use crate::vocab::{self, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
+use crate::vocab::{self, TOOL_CALL_CLOSE, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
 
 /// A model family: the models of one maker, picked by name patterns.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,10 +67,142 @@ pub(crate) enum Engine {
     /// Elements with a name attribute (`<invoke name>` and `<parameter name>`), read by the
     /// XML dispatcher and [`crate::invoke`]; the element or wrapper prefix picks the form.
     Xml,
-    /// Literal key/value tags ([`crate::kv`]).
-    KeyValue(&'static crate::kv::Spec),
+    /// Literal key/value tags (the key/value engine), as the spec says.
+    KeyValue(&'static Spec),
     /// Special tokens around a name and JSON arguments ([`crate::json_call`]).
     Tokens,
+}
+
+/// How a key/value form writes its call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Spec {
+    /// Where the tool name is.
+    pub(crate) head: Head,
+    /// How a parameter's key is written.
+    pub(crate) key: Key,
+    /// Closes a value.
+    pub(crate) value_close: &'static str,
+    /// Closes the call.
+    pub(crate) call_close: &'static str,
+    /// How values are cut.
+    pub(crate) values: Values,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Head {
+    /// Inside the opening tag: `<function=` name `>`.
+    Tag(&'static str),
+    /// Right where the body starts, up to a line break or `<`.
+    Bare,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// Inside the parameter's opening tag: `<parameter=` key `>`, the value right after it.
+    Tag(&'static str),
+    /// In an element of its own (`<arg_key>` key `</arg_key>`), the value in another
+    /// (`<arg_value>` value `</arg_value>`).
+    Element {
+        open: &'static str,
+        close: &'static str,
+        value_open: &'static str,
+    },
+}
+
+impl Key {
+    pub(crate) fn open(&self) -> &'static str {
+        match self {
+            Key::Tag(open) | Key::Element { open, .. } => open,
+        }
+    }
+}
+
+/// Qwen3-Coder's form.
+pub(crate) static QWEN3_CODER: Spec = Spec {
+    head: Head::Tag(qwen::FUNCTION_OPEN),
+    key: Key::Tag(qwen::PARAM_OPEN),
+    value_close: qwen::PARAM_CLOSE,
+    call_close: qwen::FUNCTION_CLOSE,
+    values: Values::OneLineBreak,
+};
+
+/// GLM's form.
+pub(crate) static GLM: Spec = Spec {
+    head: Head::Bare,
+    key: Key::Element {
+        open: glm::KEY_OPEN,
+        close: glm::KEY_CLOSE,
+        value_open: glm::VALUE_OPEN,
+    },
+    value_close: glm::VALUE_CLOSE,
+    call_close: TOOL_CALL_CLOSE,
+    values: Values::AsWritten,
+};
+
+/// A set of markup forms: the forms a reply is read for. A call written in a form outside the
+/// set is a quotation (a Claude model quoting Qwen's documentation), not a call.
+///
+/// ```
+/// use ctb_invoke::{Form, Forms};
+/// let claude = Forms::of(&[Form::CLAUDE]);
+/// assert!(claude.contains(Form::CLAUDE) && !claude.contains(Form::HERMES));
+/// assert!(Forms::ALL.contains(Form::HARMONY));
+/// assert_eq!(claude.with(Form::HERMES).iter().count(), 2);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Forms(u32);
+
+impl Forms {
+    /// Every form.
+    pub const ALL: Forms = Forms((1 << crate::registry::FORMS.len()) - 1);
+    /// No form.
+    pub const NONE: Forms = Forms(0);
+
+    /// The set of `families`.
+    pub const fn of(families: &[Form]) -> Forms {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < families.len() {
+            bits |= 1 << families[i].index();
+            i += 1;
+        }
+        Forms(bits)
+    }
+
+    /// Whether `family` is in the set.
+    pub const fn contains(self, family: Form) -> bool {
+        self.0 & (1 << family.index()) != 0
+    }
+
+    /// The set with `family` added.
+    #[must_use]
+    pub const fn with(self, family: Form) -> Forms {
+        Forms(self.0 | 1 << family.index())
+    }
+
+    /// The set with every form of `other` added.
+    #[must_use]
+    pub const fn union(self, other: Forms) -> Forms {
+        Forms(self.0 | other.0)
+    }
+
+    /// The forms in the set, in the registry's order.
+    pub fn iter(self) -> impl Iterator<Item = Form> {
+        Form::all().filter(move |f| self.contains(*f))
+    }
+}
+
+impl Default for Forms {
+    /// Every form.
+    fn default() -> Self {
+        Forms::ALL
+    }
+}
+
+impl std::fmt::Debug for Forms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
 }
 
 /// One model family.
@@ -344,7 +475,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[qwen::FUNCTION_OPEN, "tool_call>"],
         values: Values::OneLineBreak,
         boundaries: &[],
-        engine: Engine::KeyValue(&crate::kv::QWEN3_CODER),
+        engine: Engine::KeyValue(&QWEN3_CODER),
     },
     FormRow {
         form: Form::GLM,
@@ -355,7 +486,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[glm::KEY_OPEN, "tool_call>"],
         values: Values::AsWritten,
         boundaries: &[],
-        engine: Engine::KeyValue(&crate::kv::GLM),
+        engine: Engine::KeyValue(&GLM),
     },
     FormRow {
         form: Form::HERMES,

@@ -3,8 +3,9 @@
 use nom::Parser as _;
 
 use crate::call::Parser;
-use crate::grammar::{Call, Forms, Start, Step};
+use crate::grammar::{Call, Start, Step};
 use crate::lex::Meter;
+use crate::registry::Forms;
 use crate::registry::{self, Opener};
 use crate::structure::{Marker, Structure, indent_cols};
 use crate::tag;
@@ -591,7 +592,7 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
     }
     if at_reply_start {
         let mid: tag::Res<'_, _> = (
-            nom::combinator::opt(nom::bytes::streaming::tag("name")),
+            nom::combinator::opt(nom::bytes::streaming::tag(crate::vocab::NAME_ATTR)),
             tag::ws,
             nom::character::streaming::char('='),
             tag::ws,

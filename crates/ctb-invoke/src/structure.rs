@@ -27,7 +27,7 @@
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
 use crate::lex::Meter;
-use crate::vocab::{RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
+use crate::vocab::{END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]
@@ -932,7 +932,7 @@ fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
         }
         RawEnd::Element(local) => {
             let mut i = 0;
-            while let Some(off) = memchr::memmem::find(&text[i..], b"</") {
+            while let Some(off) = memchr::memmem::find(&text[i..], END_TAG.as_bytes()) {
                 let k = i + off;
                 if let Some((true, after)) = element_tag(text, k, local, true) {
                     return Some(p + after);

@@ -174,7 +174,7 @@ pub(crate) fn bare_open(i: &str) -> Res<'_, Open<'_>> {
 /// starts mid-tag). Gives the tool name, trimmed; an empty one is not a name.
 pub(crate) fn mid_tag(i: &str) -> Res<'_, &str> {
     let (rest, (_, _, _, _, n, _, _)) = (
-        opt(tag("name")),
+        opt(tag(crate::vocab::NAME_ATTR)),
         ws,
         char('='),
         ws,
@@ -200,7 +200,7 @@ pub(crate) fn open(i: &str) -> Res<'_, Open<'_>> {
 
 /// `</name >`
 pub(crate) fn close(i: &str) -> Res<'_, Name<'_>> {
-    let (i, name) = preceded(tag("</"), name).parse(i)?;
+    let (i, name) = preceded(tag(crate::vocab::END_TAG), name).parse(i)?;
     let (i, _) = (ws, char('>')).parse(i)?;
     Ok((i, name))
 }

@@ -6,6 +6,9 @@
 //! policy) take their markers from the registry or from here; a tidy test keeps tag strings
 //! out of every other file.
 
+/// What every closing tag starts with.
+pub const END_TAG: &str = "</";
+
 /// The namespace prefix Claude sometimes writes before its tag names, colon included (built
 /// from parts so that no display layer rewrites it).
 pub const PREFIX: &str = concat!("ant", "ml", ":");
@@ -20,11 +23,35 @@ pub const INVOKE_CLOSE_TAIL: &str = "invoke>";
 /// The element that holds one call.
 pub const INVOKE: &str = "invoke";
 
+/// The attribute that names a call's tool or a parameter.
+pub const NAME_ATTR: &str = "name";
+
+/// The wrapper Hermes, Qwen3-Coder, GLM and MiniMax write around a call.
+pub const TOOL_CALL: &str = "tool_call";
+
+/// MiniMax's namespace: `<minimax:tool_call>`.
+pub const MINIMAX_PREFIX: &str = "minimax";
+
+/// The info string of a fenced JSON block (DeepSeek V3 writes its arguments in one).
+pub const JSON_FENCE: &str = "```json";
+
+/// The word DeepSeek V3 and StepFun write between their tokens before a call.
+pub const FUNCTION_WORD: &str = "function";
+
+/// The keys of a call written as one JSON object (Hermes): the tool's name, and the
+/// arguments under one of the others.
+pub mod hermes {
+    /// The tool's name.
+    pub const NAME: &str = super::NAME_ATTR;
+    /// The arguments' keys, the usual first.
+    pub const ARGUMENTS: [&str; 2] = ["arguments", "parameters"];
+}
+
 /// The element that holds one argument.
 pub const PARAMETER: &str = "parameter";
 
 /// Wrapper elements around a call (`<function_calls>`, MiniMax's `<minimax:tool_call>`, ...).
-pub const WRAPPERS: &[&str] = &["function_calls", "tool_call", "tool_calls"];
+pub const WRAPPERS: &[&str] = &["function_calls", TOOL_CALL, "tool_calls"];
 
 /// Child elements of `<invoke>` other than `<parameter>` that are taken as a parameter named
 /// after the element (`<tool_args>{...}</tool_args>`).
@@ -51,6 +78,10 @@ pub const RESULT_ELEMENTS: &[&str] = &[
     "tool_response",
     "tool_output",
 ];
+
+/// Tags around a reasoning block in the prose (`<think>...</think>`, as Qwen, DeepSeek and GLM
+/// write them): the tags go, the reasoning stays as thoughts.
+pub const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</thinking>"];
 
 /// Whether `local` names a wrapper element.
 pub(crate) fn is_wrapper(local: &str) -> bool {
@@ -90,6 +121,8 @@ pub mod deepseek {
 
 /// Special tokens of StepFun's Step-3, which wrap Claude's form (`<steptml:invoke>`).
 pub mod step3 {
+    /// The namespace of its call element.
+    pub const PREFIX: &str = "steptml";
     /// Opens the calls.
     pub const CALLS_BEGIN: &str = "<\u{ff5c}tool_calls_begin\u{ff5c}>";
     /// Opens one call.

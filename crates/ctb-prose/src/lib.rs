@@ -82,7 +82,7 @@ pub fn has_json(text: &str) -> bool {
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         return true;
     }
-    if text.contains("```json") || text.contains("~~~json") {
+    if text.contains(ctb_invoke::vocab::JSON_FENCE) || text.contains("~~~json") {
         return true;
     }
     let bytes = text.as_bytes();

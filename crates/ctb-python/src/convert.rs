@@ -37,7 +37,7 @@ pub(crate) fn to_entries(obj: &Bound<'_, PyAny>) -> PyResult<Option<Entries>> {
             Ok(text) => text.to_str().map(str::to_owned),
             Err(_) => key.str().and_then(|s| s.to_str().map(str::to_owned)),
         };
-        let name = name.unwrap_or_else(|_| format!("<a key of type {}>", type_name(&key)));
+        let name = name.unwrap_or_else(|_| format!("(a key of type {})", type_name(&key)));
         let mut path = vec![name.clone()];
         let value = convert(&value, &mut path).map_err(|why| {
             // "`enabled` holds NaN, ..." reads "it holds NaN, ..." under the key's warning.

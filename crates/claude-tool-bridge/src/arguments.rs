@@ -1,0 +1,326 @@
+//! A call made ready for a request: the tool looked up, the arguments typed by its schema,
+//! `thoughts`, `headline` and an argument-wrapping `tool_args`/`args` lifted out, and the prose
+//! before the call split into thoughts.
+
+use ctb_invoke::vocab::REASONING_TAGS;
+use ctb_invoke::{Args, Call, Param};
+use ctb_schema::{Tool, TypeError};
+use serde_json::{Map, Value};
+
+use crate::request::{default_headline, request};
+use crate::{Catalog, Reason};
+
+/// Parameters the bridge lifts to the top level of the request instead of typing them.
+const THOUGHTS: &str = "thoughts";
+const HEADLINE: &str = "headline";
+const TOOL_ARGS: &str = "tool_args";
+const ARGS: &str = "args";
+
+/// A call made ready for a request: the tool's typed arguments and what was lifted out of them.
+pub(crate) struct Built {
+    /// The tool name to use: as written, or as listed when the model changed its case.
+    pub(crate) tool: String,
+    pub(crate) thoughts: Vec<String>,
+    pub(crate) headline: Option<String>,
+    pub(crate) args: Map<String, Value>,
+}
+
+pub(crate) fn build_request(
+    reply: &str,
+    call: &Call<'_>,
+    catalog: &Catalog,
+) -> Result<Value, Reason> {
+    let built = build_call(reply, call, catalog)?;
+    let headline = built
+        .headline
+        .unwrap_or_else(|| default_headline(&built.tool, &built.args));
+    Ok(request(built.thoughts, headline, &built.tool, built.args))
+}
+
+/// Looks the tool up, types the arguments and lifts `thoughts`, `headline` and an
+/// argument-wrapping `tool_args`/`args` out of them; checks that arguments are there and the
+/// required ones present.
+pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Built, Reason> {
+    // A `tool:method` whose tool lists other methods but not this one is unknown. A listed base
+    // tool (Agent Zero turns the method into an `action` argument), or the bare family name, is
+    // known.
+    let (tool, name) = match catalog.lookup(call.name) {
+        Some(found) if found.how == ctb_schema::Match::Merged && call.name.contains(':') => {
+            return Err(Reason::UnknownTool);
+        }
+        Some(found) if found.how == ctb_schema::Match::Folded => {
+            (found.tool, found.tool.name.clone())
+        }
+        Some(found) => (found.tool, call.name.to_owned()),
+        None => return Err(Reason::UnknownTool),
+    };
+    let mut built = Built {
+        tool: name,
+        thoughts: split_thoughts(&reply[..call.prose_end]),
+        headline: None,
+        args: Map::new(),
+    };
+    match &call.args {
+        Args::Params(params) => {
+            for p in params {
+                let declared = tool.param(p.name).is_some();
+                match p.name {
+                    THOUGHTS if !declared => built.thoughts.extend(thoughts_param(p.value)),
+                    HEADLINE if !declared => built.set_headline(p.value),
+                    TOOL_ARGS | ARGS if !declared => {
+                        for (k, v) in wrapped_args(tool, p.value)? {
+                            built.args.entry(k).or_insert(v);
+                        }
+                    }
+                    name => {
+                        if !built.args.contains_key(name) {
+                            let v = type_param(tool, p)?;
+                            built.args.insert(name.to_owned(), v);
+                        }
+                    }
+                }
+            }
+        }
+        Args::Json(raw) => {
+            for (name, value) in json_args(raw)? {
+                let declared = tool.param(&name).is_some();
+                match name.as_str() {
+                    THOUGHTS if !declared => built.thoughts.extend(match value {
+                        Value::String(s) => thoughts_param(&s),
+                        other => thoughts_param(&other.to_string()),
+                    }),
+                    HEADLINE if !declared => {
+                        if let Value::String(h) = &value {
+                            built.set_headline(h);
+                        }
+                    }
+                    _ => {
+                        built.args.entry(name).or_insert(value);
+                    }
+                }
+            }
+            built.args = tool.type_json_args(built.args).map_err(type_reason)?;
+        }
+    }
+    if built.args.is_empty() {
+        return Err(Reason::NoArguments);
+    }
+    if tool.missing_required(&built.args).is_some() {
+        return Err(Reason::MissingArgument);
+    }
+    crate::request::python_can_read(&built.args)?;
+    Ok(built)
+}
+
+impl Built {
+    fn set_headline(&mut self, raw: &str) {
+        let h = raw.trim();
+        if !h.is_empty() && self.headline.is_none() {
+            self.headline = Some(h.to_owned());
+        }
+    }
+}
+
+/// One parameter's value, typed by the tool's schema (or usage examples). DeepSeek marks
+/// values `string="true"` or `string="false"`: where the tool declares no type for the
+/// parameter, `string="false"` means the value is JSON (`3`, `true`, `[1, 2]`), read as such
+/// when it reads; otherwise the schema decides and the value stays text by default.
+fn type_param(tool: &Tool, p: &Param<'_>) -> Result<Value, Reason> {
+    let untyped = tool
+        .param(p.name)
+        .is_none_or(|d| d.kinds().all(|k| k == ctb_schema::Kind::Any));
+    let json_marked = p
+        .attrs
+        .iter()
+        .any(|(k, v)| *k == "string" && v.trim().eq_ignore_ascii_case("false"));
+    if untyped && json_marked {
+        if let Ok(v) = ctb_json::parse(p.value.trim()) {
+            return Ok(v);
+        }
+    }
+    tool.type_value(p.name, p.value).map_err(type_reason)
+}
+
+/// Arguments written as one JSON object (or, as OpenAI's API writes them, as a string that
+/// holds one).
+fn json_args(raw: &str) -> Result<Map<String, Value>, Reason> {
+    match ctb_json::parse(raw) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(Value::String(s)) => match ctb_json::parse(&s) {
+            Ok(Value::Object(m)) => Ok(m),
+            _ => Err(Reason::BadArgument),
+        },
+        _ => Err(Reason::BadArgument),
+    }
+}
+
+fn type_reason(_: TypeError) -> Reason {
+    Reason::BadArgument
+}
+
+/// A `tool_args` / `args` parameter holding the whole argument object. Blank or `{}` gives
+/// nothing (the wrapper is dropped); anything but an object is a bad argument.
+fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
+    if raw.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match ctb_json::parse(raw) {
+        Ok(Value::Object(m)) => tool.type_json_args(m).map_err(type_reason),
+        _ => Err(Reason::BadArgument),
+    }
+}
+
+/// The prose before the call as a list of thoughts: one per paragraph (blank-line separated),
+/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph. The
+/// tags of a reasoning block are dropped and its text kept: it is what the model thought.
+fn split_thoughts(prose: &str) -> Vec<String> {
+    let stripped;
+    // Every reasoning tag has `think` right after a `<` or a `/`: one search tells whether
+    // any can be there.
+    let b = prose.as_bytes();
+    let tagged =
+        memchr::memmem::find_iter(b, b"think").any(|i| i > 0 && matches!(b[i - 1], b'<' | b'/'));
+    let prose = if tagged && REASONING_TAGS.iter().any(|t| prose.contains(t)) {
+        let mut s = prose.to_owned();
+        for t in REASONING_TAGS {
+            s = s.replace(t, "\n\n");
+        }
+        stripped = s;
+        stripped.as_str()
+    } else {
+        prose
+    };
+    // Paragraphs are found as spans of the prose and copied once each (a paragraph's lines
+    // keep their own line breaks; a carriage return before a line break goes, as `lines`
+    // drops it).
+    let mut out = Vec::new();
+    let mut para: Option<(usize, usize)> = None;
+    let mut fence: Option<&str> = None;
+    // The lines as `split_inclusive('\n')` gives them, their ends found in one pass.
+    let ends = memchr::memchr_iter(b'\n', prose.as_bytes())
+        .map(|i| i + 1)
+        .chain(std::iter::once(prose.len()));
+    let mut next = 0;
+    for end in ends {
+        if end == next {
+            break;
+        }
+        let start = next;
+        next = end;
+        let raw = &prose[start..end];
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let trimmed = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            _ => {}
+        }
+        if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+            push_thought(&mut out, prose, para.take());
+            continue;
+        }
+        let end = start + line.len();
+        para = Some(para.map_or((start, end), |(s, _)| (s, end)));
+    }
+    push_thought(&mut out, prose, para);
+    out
+}
+
+fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>) {
+    let Some((start, end)) = para else {
+        return;
+    };
+    let t = prose[start..end].trim();
+    if t.is_empty() {
+        return;
+    }
+    if t.contains('\r') {
+        // Line by line, as `lines` reads them.
+        let joined: Vec<&str> = t.lines().collect();
+        let joined = joined.join("\n");
+        let t = joined.trim();
+        if !t.is_empty() {
+            out.push(t.to_owned());
+        }
+    } else {
+        out.push(t.to_owned());
+    }
+}
+
+/// A `thoughts` parameter: a JSON array of strings, or plain text split into lines.
+fn thoughts_param(raw: &str) -> Vec<String> {
+    let t = raw.trim();
+    if t.starts_with('[') {
+        if let Ok(Value::Array(items)) = ctb_json::parse(t) {
+            return items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                })
+                .filter(|s| !s.trim().is_empty())
+                .collect();
+        }
+    }
+    raw.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Paragraphs as the plain line-by-line reading gives them (what `split_thoughts` must
+    /// agree with).
+    fn thoughts_line_by_line(prose: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::new();
+        let mut fence: Option<&str> = None;
+        let flush = |current: &mut String, out: &mut Vec<String>| {
+            let t = current.trim();
+            if !t.is_empty() {
+                out.push(t.to_owned());
+            }
+            current.clear();
+        };
+        for line in prose.lines() {
+            let trimmed = line.trim_start();
+            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+            match (fence, marker) {
+                (None, Some(m)) => fence = Some(m),
+                (Some(open), Some(m)) if open == m => fence = None,
+                _ => {}
+            }
+            if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+                flush(&mut current, &mut out);
+                continue;
+            }
+            if !current.is_empty() {
+                current.push('\n');
+            }
+            current.push_str(line);
+        }
+        flush(&mut current, &mut out);
+        out
+    }
+
+    #[test]
+    fn thoughts_are_the_paragraphs_line_by_line() {
+        let pieces = [
+            "a", " b", "\n", "\r\n", "\r", "  \n", "```", "~~~", "\t", "é", "\n\n",
+        ];
+        let mut rng = ctb_testkit::Rng::new(7);
+        for _ in 0..20_000 {
+            let n = rng.below(12);
+            let prose: String = (0..n).map(|_| rng.pick(&pieces).to_owned()).collect();
+            assert_eq!(
+                super::split_thoughts(&prose),
+                thoughts_line_by_line(&prose),
+                "{prose:?}"
+            );
+        }
+    }
+}
