@@ -9,6 +9,7 @@ mod conversations;
 mod dist;
 mod fuzz;
 mod parsers;
+mod registry;
 mod replay;
 mod test;
 #[cfg(test)]
@@ -36,6 +37,8 @@ commands:
                                run the cargo-fuzz targets in fuzz/ (nightly), N seconds each
   install-plugin <a0-dir> [--python PATH]
                                install the plugin and wheel into an Agent Zero checkout
+  registry [--check]           write the family registry's tables, defaults and codes into the
+                               README, docs, default_config.yaml and the wheel's stubs
   release                      check that crates, wheel, plugin.yaml and CHANGELOG agree
   release <version>            bump every version, check, dry-run publish, build dist/";
 
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         "bundle" => dist::bundle(rest),
         "install-plugin" => dist::install_plugin(rest),
         "release" => dist::release(rest),
+        "registry" => registry::run(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

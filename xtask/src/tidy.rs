@@ -410,3 +410,10 @@ fn modules_import_each_other_one_way() {
         }
     }
 }
+
+#[test]
+fn generated_parts_match_the_registry() {
+    // The families tables, the default model patterns and the stubs' codes are written from
+    // the registry (`cargo xtask registry`).
+    crate::registry::sync(true).unwrap();
+}
