@@ -286,7 +286,7 @@ def test_model_stops_are_never_dropped():
 def test_families_and_the_family_of_a_model():
     config = ctb.Config()
     assert list(config.families) == [
-        "claude", "minimax", "deepseek", "qwen", "glm", "kimi", "gpt_oss", "grok",
+        "claude", "minimax", "deepseek", "qwen", "glm", "kimi", "gpt_oss", "grok", "stepfun",
     ]
     assert config.family_of("openrouter/moonshotai/kimi-k2-thinking") == "kimi"
     assert config.family_of("openrouter/z-ai/glm-4.7") == "glm"
