@@ -1,0 +1,750 @@
+"""A LiteLLM callback: a tool call the model leaked as text becomes a real `tool_calls` entry.
+
+Install with the extra (`pip install 'claude-tool-bridge[litellm]'`), then either
+
+- in-process: ``litellm.callbacks = [claude_tool_bridge.litellm.bridge]``; or
+- on the LiteLLM proxy: a one-line module beside ``config.yaml`` (LiteLLM 1.88 reads a dotted
+  ``callbacks:`` entry as a file path relative to the config, not as an installed package)::
+
+      # ctb_litellm.py, next to config.yaml
+      from claude_tool_bridge.litellm import bridge
+
+  and in ``config.yaml``::
+
+      litellm_settings:
+        callbacks: ctb_litellm.bridge
+
+What it does, for a chat completion whose request has ``tools``:
+
+- before the call, the model family's end-of-call stop strings are added after the client's
+  own (four at most, the client's never dropped), so the model stops after its first call;
+- a reply whose text holds a leaked call the bridge accepts (a known tool, arguments typed by
+  its JSON schema) comes back with ``message.tool_calls`` (one call), ``content`` = the prose
+  before the call or null, and ``finish_reason: tool_calls``; every other reply is returned as
+  it came;
+- streamed, text passes through until a call may be starting; what follows is held back until
+  the bridge decides: then the client gets the tool-call chunk and ``finish_reason:
+  tool_calls``, or the held text as it was.
+
+Hooks used (LiteLLM 1.88.1): ``async_pre_call_deployment_hook`` (the stop strings) and
+``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
+``litellm.acompletion``, in-process and inside the proxy (its router calls it);
+``async_post_call_streaming_iterator_hook`` (streamed replies) runs on the proxy only, and the
+proxy calls it only when it is defined on the callback's own class (``__init_subclass__``
+below copies it into subclasses). In-process streams go through ``bridge.stream(...)``: LiteLLM
+has no in-process hook that sees every chunk.
+
+Whatever fails inside the callback leaves the request or the response exactly as LiteLLM had
+it, with one log line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import logging
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import claude_tool_bridge as ctb
+
+try:
+    from litellm.integrations.custom_logger import CustomLogger
+    from litellm.types.utils import (
+        ChatCompletionDeltaToolCall,
+        ChatCompletionMessageToolCall,
+        Delta,
+        Function,
+        ModelResponse,
+        ModelResponseStream,
+        StreamingChoices,
+    )
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "claude_tool_bridge.litellm needs LiteLLM: pip install 'claude-tool-bridge[litellm]'"
+    ) from error
+
+__all__ = ["LiteLLMBridge", "bridge", "DEFAULT_SETTINGS"]
+
+log = logging.getLogger("claude_tool_bridge.litellm")
+
+# What a generic client behind LiteLLM gets, laid over the bridge's defaults (Config): every
+# model is looked at; Agent Zero's prose-as-`response` policy is off (a reply without a call is
+# an answer, and stays one); the loop guard is off (its stops would cut a looping reply that a
+# pass-through cannot ask again for, and its discard has nobody to re-ask).
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "models": ["*"],
+    "prose_as_response": False,
+    "loop_guard": False,
+}
+
+_CHAT_CALL_TYPES = frozenset({"acompletion", "completion"})
+_CATALOG_CACHE_MAX = 64
+
+# The API on main since the "API:" commit (Echoes, advance, Decision.prose, model=). Until a
+# wheel has it, the shims below stand in (conservative hold-back, prose and echoes in Python).
+_HAS_ECHOES = hasattr(ctb, "Echoes")
+_HAS_ADVANCE = hasattr(ctb.Session, "advance")
+
+
+# ---------------------------------------------------------------- the request
+
+
+@dataclass
+class _Plan:
+    """What the bridge needs to know about one chat request with tools."""
+
+    catalog: ctb.Catalog
+    config: ctb.Config
+    # The model name the session is started with: the first of (requested, deployment) that
+    # names a family, else the requested name (every form is read, no stop strings are added).
+    model: str
+    client_stops: list[str]
+    stops: list[str]
+    echoes: list[str] = field(default_factory=list)
+
+    def turn(self) -> _Turn:
+        return _Turn(self)
+
+
+def _metadata(request: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("litellm_metadata", "metadata"):
+        value = request.get(key)
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                out.setdefault(k, v)
+    return out
+
+
+def _client_stops(stop: Any) -> list[str]:
+    if isinstance(stop, str):
+        return [stop] if stop else []
+    if isinstance(stop, (list, tuple)):
+        return [s for s in stop if isinstance(s, str) and s]
+    return []
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def _echo_texts(messages: Any) -> list[str]:
+    """The texts the model did not write: tool (and legacy function) results."""
+    out: list[str] = []
+    if not isinstance(messages, (list, tuple)):
+        return out
+    for message in messages:
+        role = message.get("role") if isinstance(message, Mapping) else getattr(message, "role", None)
+        if role not in ("tool", "function"):
+            continue
+        content = message.get("content") if isinstance(message, Mapping) else getattr(message, "content", None)
+        text = _text_of(content)
+        if text:
+            out.append(text)
+    return out
+
+
+def _names_family(config: ctb.Config, name: str) -> bool:
+    """Whether `name` matches one of the config's family patterns."""
+    if not name:
+        return False
+    if _HAS_ECHOES:  # the contract's family_of answers None for a name of no family
+        return config.family_of(name) is not None
+    lowered = name.lower()
+    for patterns in config.families.values():
+        for pattern in patterns:
+            p = pattern.strip().lower()
+            if not p:
+                continue
+            if "*" in p or "?" in p:
+                if fnmatch.fnmatchcase(lowered, p):
+                    return True
+            elif p in lowered:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------- one turn
+
+
+@dataclass
+class _Call:
+    name: str
+    arguments: dict[str, Any]
+    prose: str
+
+
+class _Turn:
+    """One reply's session: feeds deltas, tells how much text is settled, decides at the end."""
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        self.session = ctb.Session(plan.config)
+        if _HAS_ECHOES:
+            self.session.begin_turn(plan.model, plan.client_stops, ctb.Echoes(plan.echoes))
+        else:
+            self.session.begin_turn(plan.model, plan.client_stops)
+        # The shim's hold-back state (see `_shim_advance`).
+        self._text = ""
+        self._line_start = 0
+        self._blocked = False
+        self._settled = 0
+        self._last_content_end = 0
+
+    def advance(self, delta: str) -> tuple[str | None, int]:
+        """The text to hand on when the stream should stop now (else None), and how many
+        characters at the start of what was fed can be released to the client."""
+        if _HAS_ADVANCE:
+            return self.session.advance(delta, self.plan.catalog)
+        stop = self.session.feed(delta, self.plan.catalog)
+        return stop, self._shim_advance(delta)
+
+    def finish(self, reply: str, finish_reason: str | None) -> _Call | None:
+        decision = self.session.finish(reply, finish_reason, self.plan.catalog)
+        if decision.outcome != "translated":
+            return None
+        request = decision.request
+        if not isinstance(request, dict):
+            return None
+        name, arguments = request.get("tool_name"), request.get("tool_args")
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return None
+        if _HAS_ECHOES:
+            prose = decision.prose
+        else:
+            prose = _shim_prose(reply, name, self.plan)
+        if prose is None:
+            return None
+        return _Call(name=name, arguments=arguments, prose=prose)
+
+    # -- the shim: a conservative hold-back until Session.advance is in the wheel --------
+
+    _MARKUP = re.compile("[<>|{}\\[\\]:=`~\uff5c\u2581]")
+    _RESIDUE = re.compile(r"(?:^|(?<=\s))(?:court|course|count|call)$")
+
+    def _shim_advance(self, delta: str) -> int:
+        """Releases whole lines up to the first line that holds a markup character (or the
+        unfinished last line), without the white space and a residue word before it."""
+        self._text += delta
+        if self._blocked:
+            return self._settled
+        text = self._text
+        while True:
+            newline = text.find("\n", self._line_start)
+            if newline < 0:
+                break
+            line = text[self._line_start : newline]
+            if self._MARKUP.search(line):
+                self._blocked = True
+                break
+            content = line.rstrip()
+            if content.strip():
+                safe = self._RESIDUE.sub("", content).rstrip()
+                if safe.strip():
+                    self._settled = max(self._settled, self._line_start + len(safe))
+                else:
+                    self._settled = max(self._settled, self._last_content_end)
+                self._last_content_end = self._line_start + len(content)
+            self._line_start = newline + 1
+        return self._settled
+
+
+def _shim_prose(reply: str, name: str, plan: _Plan) -> str | None:
+    """The text before the call (as the contract's Decision.prose), and None for a call
+    copied from a tool result. The reply as it is, or completed by one of the stops."""
+    for candidate in [reply, *(reply + s for s in plan.stops)]:
+        call = ctb.first_call(candidate, plan.catalog)
+        if call is None or call["name"] != name:
+            continue
+        start, end = call["span"]
+        if plan.echoes and _echoed(candidate[start:end], plan.echoes):
+            return None
+        return call["prose"]
+    return None
+
+
+_PREFIX = "ant" + "ml:"
+_SPACE = re.compile(r"\s+")
+
+
+def _echoed(markup: str, echoes: Iterable[str]) -> bool:
+    want = _SPACE.sub("", markup.replace(_PREFIX, ""))
+    return any(want and want in _SPACE.sub("", e.replace(_PREFIX, "")) for e in echoes)
+
+
+# ---------------------------------------------------------------- building replies
+
+
+def _call_id() -> str:
+    return "call_" + secrets.token_hex(12)
+
+
+def _arguments_json(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _chunk(template: Any, delta: Delta, finish_reason: str | None = None) -> ModelResponseStream:
+    """A chunk of the stream `template` came from, carrying `delta`."""
+    chunk = ModelResponseStream(
+        id=template.id,
+        created=template.created,
+        model=template.model,
+        object="chat.completion.chunk",
+        choices=[StreamingChoices(index=0, delta=delta, finish_reason=finish_reason)],
+    )
+    fingerprint = getattr(template, "system_fingerprint", None)
+    if fingerprint is not None:
+        chunk.system_fingerprint = fingerprint
+    return chunk
+
+
+def _text_chunk(template: Any, text: str) -> ModelResponseStream:
+    return _chunk(template, Delta(content=text))
+
+
+def _call_chunk(template: Any, call: _Call) -> ModelResponseStream:
+    tool_call = ChatCompletionDeltaToolCall(
+        index=0,
+        id=_call_id(),
+        type="function",
+        function=Function(name=call.name, arguments=_arguments_json(call.arguments)),
+    )
+    return _chunk(template, Delta(tool_calls=[tool_call]))
+
+
+def _plain(chunk: Any) -> bool:
+    """A chunk of one choice whose delta holds no structured call: its text can be held."""
+    choices = getattr(chunk, "choices", None)
+    if not isinstance(choices, list) or len(choices) != 1:
+        return False
+    choice = choices[0]
+    if getattr(choice, "index", 0) != 0:
+        return False
+    delta = getattr(choice, "delta", None)
+    if delta is None:
+        return False
+    if getattr(delta, "tool_calls", None) or getattr(delta, "function_call", None):
+        return False
+    content = getattr(delta, "content", None)
+    return content is None or isinstance(content, str)
+
+
+def _only_content(chunk: Any) -> bool:
+    """Whether a plain chunk carries nothing but text (and its role)."""
+    if getattr(chunk, "usage", None) is not None:
+        return False
+    choice = chunk.choices[0]
+    if choice.finish_reason is not None or getattr(choice, "logprobs", None) is not None:
+        return False
+    delta = choice.delta
+    for name in ("role", "reasoning_content", "thinking_blocks", "audio", "images", "annotations",
+                 "provider_specific_fields"):
+        if getattr(delta, name, None):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- the callback
+
+
+class LiteLLMBridge(CustomLogger):
+    """The LiteLLM callback. `settings` are laid over `DEFAULT_SETTINGS` (keys of
+    `claude_tool_bridge.Config`, e.g. ``{"models": ["qwen*"], "stop_sequence": False}``)."""
+
+    def __init__(self, settings: Mapping[str, Any] | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        merged = {**DEFAULT_SETTINGS, **dict(settings or {})}
+        self.config = ctb.Config.from_dict(merged)
+        for warning in self.config.warnings:
+            log.warning("claude_tool_bridge.litellm settings: %s", warning)
+        # Models that name no family: every form is read, but no stop strings are added (no
+        # family, no end-of-call token to stop at).
+        self.config_without_stops = ctb.Config.from_dict({**merged, "stop_sequence": False})
+        self._catalogs: OrderedDict[str, ctb.Catalog | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # LiteLLM's proxy calls the streaming iterator hook only when the callback's own
+        # class defines it (it reads `type(callback).__dict__`): keep it there in subclasses.
+        super().__init_subclass__(**kwargs)
+        if "async_post_call_streaming_iterator_hook" not in cls.__dict__:
+            cls.async_post_call_streaming_iterator_hook = (  # type: ignore[method-assign]
+                LiteLLMBridge.async_post_call_streaming_iterator_hook
+            )
+
+    # -- the plan ----------------------------------------------------------------------
+
+    def _catalog(self, tools: list[Any]) -> ctb.Catalog | None:
+        text = json.dumps(tools, ensure_ascii=False, sort_keys=True, default=str)
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        with self._lock:
+            if key in self._catalogs:
+                self._catalogs.move_to_end(key)
+                return self._catalogs[key]
+        try:
+            catalog: ctb.Catalog | None = ctb.Catalog.from_text(text)
+        except ValueError as error:
+            log.warning("claude_tool_bridge.litellm: the request's tools cannot be read (%s); "
+                        "replies pass through unchanged", error)
+            catalog = None
+        if catalog is not None and len(catalog) == 0:
+            catalog = None
+        with self._lock:
+            self._catalogs[key] = catalog
+            while len(self._catalogs) > _CATALOG_CACHE_MAX:
+                self._catalogs.popitem(last=False)
+        return catalog
+
+    def plan(self, request: Mapping[str, Any], deployment: str | None = None) -> _Plan | None:
+        """What the bridge does for a chat request (a LiteLLM kwargs dict or a proxy request
+        body), or None when it leaves it alone: no tools, `tool_choice: none`, tools it cannot
+        read, or a model the settings do not cover."""
+        tools = request.get("tools")
+        if not isinstance(tools, list) or not tools:
+            return None
+        if request.get("tool_choice") == "none":
+            return None
+        metadata = _metadata(request)
+        requested = metadata.get("model_group") or request.get("model") or ""
+        candidates = [requested, deployment, metadata.get("deployment"), request.get("model")]
+        names = [n for n in candidates if isinstance(n, str) and n]
+        if not names:
+            return None
+        family_name = next((n for n in names if _names_family(self.config, n)), None)
+        config = self.config if family_name is not None else self.config_without_stops
+        model = family_name or names[0]
+        if not config.enabled:
+            return None
+        catalog = self._catalog(tools)
+        if catalog is None:
+            return None
+        client_stops = _client_stops(request.get("stop"))
+        session = ctb.Session(config)
+        turn_plan = session.begin_turn(model, client_stops)
+        if not turn_plan.covered:
+            return None
+        return _Plan(
+            catalog=catalog,
+            config=config,
+            model=model,
+            client_stops=client_stops,
+            stops=list(turn_plan.stops),
+            echoes=_echo_texts(request.get("messages")),
+        )
+
+    # -- requests ------------------------------------------------------------------------
+
+    async def async_pre_call_deployment_hook(
+        self, kwargs: dict[str, Any], call_type: Any
+    ) -> dict[str, Any] | None:
+        """Adds the stop strings to a chat request with tools (in-process and on the proxy)."""
+        try:
+            if _call_type(call_type) not in _CHAT_CALL_TYPES:
+                return None
+            plan = self.plan(kwargs)
+            if plan is None or plan.stops == plan.client_stops:
+                return None
+            changed = dict(kwargs)
+            changed["stop"] = list(plan.stops)
+            return changed
+        except Exception as error:  # the request goes out as it was
+            log.warning("claude_tool_bridge.litellm: request left unchanged (%s: %s)",
+                        type(error).__name__, error)
+            return None
+
+    # -- non-streamed replies ---------------------------------------------------------------
+
+    async def async_post_call_success_deployment_hook(
+        self, request_data: dict[str, Any], response: Any, call_type: Any
+    ) -> Any:
+        """A chat completion's leaked call as `tool_calls` (in-process and on the proxy).
+        Returns None (LiteLLM keeps its response) when nothing changes."""
+        try:
+            if _call_type(call_type) not in _CHAT_CALL_TYPES:
+                return None
+            if not isinstance(response, ModelResponse):
+                return None
+            plan = self.plan(request_data)
+            if plan is None:
+                return None
+            return self.translate_response(response, plan)
+        except Exception as error:
+            log.warning("claude_tool_bridge.litellm: response left unchanged (%s: %s)",
+                        type(error).__name__, error)
+            return None
+
+    def translate_response(self, response: Any, plan: _Plan) -> Any | None:
+        """Rewrites `response` in place when one of its choices holds a leaked call; None
+        (and `response` untouched) otherwise. Every change is worked out before any is made."""
+        changes = []
+        for choice in response.choices:
+            message = getattr(choice, "message", None)
+            if message is None or getattr(message, "tool_calls", None) or getattr(
+                message, "function_call", None
+            ):
+                continue
+            content = getattr(message, "content", None)
+            if not isinstance(content, str) or not content:
+                continue
+            call = plan.turn().finish(content, getattr(choice, "finish_reason", None))
+            if call is None:
+                continue
+            tool_call = ChatCompletionMessageToolCall(
+                id=_call_id(),
+                type="function",
+                function=Function(name=call.name, arguments=_arguments_json(call.arguments)),
+            )
+            changes.append((choice, message, call.prose or None, tool_call))
+        if not changes:
+            return None
+        for choice, message, prose, tool_call in changes:
+            message.content = prose
+            message.tool_calls = [tool_call]
+            choice.finish_reason = "tool_calls"
+        return response
+
+    # -- streamed replies ------------------------------------------------------------------
+
+    async def async_post_call_streaming_iterator_hook(
+        self, user_api_key_dict: Any, response: Any, request_data: dict[str, Any]
+    ) -> AsyncIterator[Any]:
+        """The proxy's streamed chat completions (the proxy calls this hook only when it is
+        defined on the callback's own class)."""
+        plan = None
+        try:
+            plan = self.plan(request_data, _deployment_of(response))
+        except Exception as error:
+            log.warning("claude_tool_bridge.litellm: stream left unchanged (%s: %s)",
+                        type(error).__name__, error)
+        if plan is None:
+            async for chunk in response:
+                yield chunk
+            return
+        async for chunk in self._bridged(response, plan):
+            yield chunk
+
+    def stream(self, response: Any, request: Mapping[str, Any] | None = None) -> AsyncIterator[Any]:
+        """An in-process stream (what ``await litellm.acompletion(..., stream=True)`` returned)
+        with leaked calls turned into tool-call chunks. `request` defaults to what LiteLLM
+        recorded for the call (its tools, messages, model and stop strings)."""
+        return self._stream_in_process(response, request)
+
+    async def _stream_in_process(
+        self, response: Any, request: Mapping[str, Any] | None
+    ) -> AsyncIterator[Any]:
+        plan = None
+        try:
+            if request is None:
+                request = _recorded_request(response)
+            plan = self.plan(request, _deployment_of(response)) if request is not None else None
+        except Exception as error:
+            log.warning("claude_tool_bridge.litellm: stream left unchanged (%s: %s)",
+                        type(error).__name__, error)
+        if plan is None:
+            async for chunk in response:
+                yield chunk
+            return
+        async for chunk in self._bridged(response, plan):
+            yield chunk
+
+    async def _bridged(self, response: Any, plan: _Plan) -> AsyncIterator[Any]:
+        """The stream with text held back from where a call may start. On a decision: the
+        rest of the prose, the tool-call chunk and `finish_reason: tool_calls`; otherwise the
+        held text, verbatim, then the rest of the stream as it comes. A failure inside
+        flushes what was held and passes the rest through."""
+        state = _StreamState(plan)
+        iterator = response.__aiter__()
+        try:
+            while True:
+                try:
+                    chunk = await iterator.__anext__()
+                except StopAsyncIteration:
+                    break
+                try:
+                    out, done = state.take(chunk)
+                except Exception as error:
+                    log.warning("claude_tool_bridge.litellm: stream passed through (%s: %s)",
+                                type(error).__name__, error)
+                    out, done = state.give_up(chunk), False
+                for piece in out:
+                    yield piece
+                if done:
+                    await _close(iterator)
+                    return
+            for piece in state.end():
+                yield piece
+        except GeneratorExit:
+            await _close(iterator)
+            raise
+
+
+def _call_type(call_type: Any) -> str:
+    value = getattr(call_type, "value", call_type)
+    return value if isinstance(value, str) else ""
+
+
+def _deployment_of(response: Any) -> str | None:
+    logging_obj = getattr(response, "logging_obj", None)
+    details = getattr(logging_obj, "model_call_details", None)
+    if isinstance(details, Mapping) and isinstance(details.get("model"), str):
+        return details["model"]
+    model = getattr(response, "model", None)
+    return model if isinstance(model, str) else None
+
+
+def _recorded_request(response: Any) -> dict[str, Any] | None:
+    """The request LiteLLM recorded on an in-process stream's logging object."""
+    details = getattr(getattr(response, "logging_obj", None), "model_call_details", None)
+    if not isinstance(details, Mapping):
+        return None
+    optional = details.get("optional_params") or {}
+    litellm_params = details.get("litellm_params") or {}
+    request: dict[str, Any] = {
+        "model": details.get("model"),
+        "messages": details.get("messages"),
+        "tools": optional.get("tools"),
+        "tool_choice": optional.get("tool_choice"),
+        "stop": optional.get("stop"),
+        "metadata": litellm_params.get("metadata") or {},
+    }
+    return request
+
+
+async def _close(iterator: Any) -> None:
+    close = getattr(iterator, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception as error:
+        log.debug("claude_tool_bridge.litellm: closing the upstream stream: %s", error)
+
+
+class _StreamState:
+    """The hold-back of one stream (choice 0 only; a stream with other choices, or with
+    structured tool calls of its own, is passed through from there on)."""
+
+    def __init__(self, plan: _Plan):
+        self.turn = plan.turn()
+        self.text = ""  # every character of choice 0 received so far
+        self.released = 0  # how many of them the client has
+        self.finish_reason: str | None = None
+        self.template: Any = None  # the last chunk: where ids and the model name come from
+        self.passthrough = False
+        self.done = False
+
+    def give_up(self, chunk: Any) -> list[Any]:
+        """Passes everything through from here: what was held, then `chunk`."""
+        out = []
+        if not self.passthrough:
+            self.passthrough = True
+            if self.released < len(self.text) and self.template is not None:
+                out.append(_text_chunk(self.template, self.text[self.released :]))
+            self.released = len(self.text)
+        out.append(chunk)
+        return out
+
+    def take(self, chunk: Any) -> tuple[list[Any], bool]:
+        """What to send for `chunk`, and whether the stream is over."""
+        if self.passthrough:
+            return [chunk], False
+        if getattr(chunk, "choices", None) == []:
+            return [chunk], False  # e.g. a usage chunk: no text in it
+        if not _plain(chunk):
+            return self.give_up(chunk), False
+        self.template = chunk
+        choice = chunk.choices[0]
+        delta_text = choice.delta.content or ""
+        if choice.finish_reason is not None:
+            self.finish_reason = choice.finish_reason
+        stop = None
+        if delta_text:
+            start = len(self.text)
+            self.text += delta_text
+            stop, settled = self.turn.advance(delta_text)
+        else:
+            start = len(self.text)
+            settled = self.released
+        if stop is not None:
+            # The first call is complete and translates: decide now, stop reading.
+            call = self.turn.finish(stop, "stop")
+            if call is not None:
+                return self._translated(chunk, call), True
+        if choice.finish_reason is not None:
+            return self._finished(chunk), False
+        settled = min(settled, len(self.text))
+        release = self.text[self.released : settled] if settled > self.released else ""
+        if release and self.released == start and settled == len(self.text):
+            # Nothing held before or after: the chunk goes out as it came.
+            self.released = settled
+            return [chunk], False
+        if not release and not delta_text:
+            return [chunk], False  # a chunk without text (role, reasoning...) passes
+        if release:
+            self.released = settled
+        if _only_content(chunk):
+            return ([_text_chunk(chunk, release)] if release else []), False
+        copy = chunk.model_copy(deep=True)
+        copy.choices[0].delta.content = release
+        return [copy], False
+
+    def _translated(self, chunk: Any, call: _Call) -> list[Any]:
+        self.done = True
+        out = []
+        prose = call.prose
+        if len(prose) > self.released and prose.startswith(self.text[: self.released]):
+            out.append(_text_chunk(chunk, prose[self.released :]))
+        out.append(_call_chunk(chunk, call))
+        out.append(_chunk(chunk, Delta(), finish_reason="tool_calls"))
+        self.released = len(self.text)
+        return out
+
+    def _finished(self, chunk: Any) -> list[Any]:
+        """The chunk with the finish reason: the decision on the whole reply."""
+        call = self.turn.finish(self.text, self.finish_reason)
+        if call is not None and call.prose.startswith(self.text[: self.released]):
+            return self._translated(chunk, call)
+        held = self.text[self.released :]
+        self.released = len(self.text)
+        content = chunk.choices[0].delta.content or ""
+        if held == content:
+            return [chunk]  # nothing else was held: the chunk goes out as it came
+        out = [_text_chunk(chunk, held)]
+        if content:
+            copy = chunk.model_copy(deep=True)
+            copy.choices[0].delta.content = None
+            out.append(copy)
+        else:
+            out.append(chunk)
+        return out
+
+    def end(self) -> list[Any]:
+        """The upstream ended without a finish reason: what is held goes out as it was."""
+        if self.done or self.passthrough or self.released >= len(self.text):
+            return []
+        if self.template is None:
+            return []
+        held = self.text[self.released :]
+        self.released = len(self.text)
+        return [_text_chunk(self.template, held)]
+
+
+bridge = LiteLLMBridge()
