@@ -270,7 +270,8 @@ class _Turn:
 def _shim_prose(reply: str, name: str, plan: _Plan) -> str | None:
     """The text before the call (as the contract's Decision.prose), and None for a call
     copied from a tool result. The reply as it is, or completed by one of the stops."""
-    for candidate in [reply, *(reply + s for s in plan.stops)]:
+    endings = ["", *plan.stops, *(s + ">" for s in plan.stops if not s.endswith(">"))]
+    for candidate in (reply + ending for ending in endings):
         call = ctb.first_call(candidate, plan.catalog)
         if call is None or call["name"] != name:
             continue
@@ -291,6 +292,25 @@ def _echoed(markup: str, echoes: Iterable[str]) -> bool:
 
 
 # ---------------------------------------------------------------- building replies
+
+
+def _read_tools(tools: list[Any], text: str) -> ctb.Catalog | None:
+    """The catalog of a request's `tools`. A definition the bridge cannot read is left out
+    (a call to it stays text); None when none can be read."""
+    try:
+        return ctb.Catalog.from_text(text)
+    except ValueError as error:
+        first = error
+    catalog = ctb.Catalog()
+    for tool in tools:
+        try:
+            catalog.extend(ctb.Catalog.from_text(json.dumps([tool], default=str)))
+        except ValueError:
+            continue
+    log.warning("claude_tool_bridge.litellm: %d of %d tool definitions cannot be read (%s)%s",
+                len(tools) - len(catalog), len(tools), first,
+                "" if len(catalog) else "; replies pass through unchanged")
+    return catalog if len(catalog) else None
 
 
 def _call_id() -> str:
@@ -399,12 +419,7 @@ class LiteLLMBridge(CustomLogger):
             if key in self._catalogs:
                 self._catalogs.move_to_end(key)
                 return self._catalogs[key]
-        try:
-            catalog: ctb.Catalog | None = ctb.Catalog.from_text(text)
-        except ValueError as error:
-            log.warning("claude_tool_bridge.litellm: the request's tools cannot be read (%s); "
-                        "replies pass through unchanged", error)
-            catalog = None
+        catalog = _read_tools(tools, text)
         if catalog is not None and len(catalog) == 0:
             catalog = None
         with self._lock:
@@ -455,9 +470,14 @@ class LiteLLMBridge(CustomLogger):
     async def async_pre_call_deployment_hook(
         self, kwargs: dict[str, Any], call_type: Any
     ) -> dict[str, Any] | None:
-        """Adds the stop strings to a chat request with tools (in-process and on the proxy)."""
+        """Adds the stop strings to a chat request with tools (in-process and on the proxy).
+        A streamed request gets them only where its stream is bridged: in-process (through
+        `bridge.stream`) and on the proxy's chat completions route; a stream LiteLLM makes for
+        another route (`/v1/messages`, `/v1/responses`) would only be cut short."""
         try:
             if _call_type(call_type) not in _CHAT_CALL_TYPES:
+                return None
+            if kwargs.get("stream") and not _stream_bridged(kwargs):
                 return None
             plan = self.plan(kwargs)
             if plan is None or plan.stops == plan.client_stops:
@@ -596,6 +616,22 @@ class LiteLLMBridge(CustomLogger):
             raise
 
 
+def _stream_bridged(kwargs: Mapping[str, Any]) -> bool:
+    """Whether a streamed call's chunks reach the bridge: in-process (no proxy request) or
+    on the proxy's chat completions route."""
+    request = kwargs.get("proxy_server_request")
+    if not isinstance(request, Mapping):
+        params = kwargs.get("litellm_params")
+        request = params.get("proxy_server_request") if isinstance(params, Mapping) else None
+    if not isinstance(request, Mapping):
+        return True
+    url = request.get("url")
+    if not isinstance(url, str):
+        return False
+    path = url.split("?", 1)[0].rstrip("/")
+    return path.endswith("/chat/completions")
+
+
 def _call_type(call_type: Any) -> str:
     value = getattr(call_type, "value", call_type)
     return value if isinstance(value, str) else ""
@@ -647,6 +683,7 @@ class _StreamState:
         self.text = ""  # every character of choice 0 received so far
         self.released = 0  # how many of them the client has
         self.finish_reason: str | None = None
+        self.before = 0  # len(text) before the chunk being taken
         self.template: Any = None  # the last chunk: where ids and the model name come from
         self.passthrough = False
         self.done = False
@@ -656,14 +693,17 @@ class _StreamState:
         out = []
         if not self.passthrough:
             self.passthrough = True
-            if self.released < len(self.text) and self.template is not None:
-                out.append(_text_chunk(self.template, self.text[self.released :]))
+            # What was held before `chunk` (whose own text goes out with it).
+            held = self.text[self.released : self.before]
+            if held and self.template is not None:
+                out.append(_text_chunk(self.template, held))
             self.released = len(self.text)
         out.append(chunk)
         return out
 
     def take(self, chunk: Any) -> tuple[list[Any], bool]:
         """What to send for `chunk`, and whether the stream is over."""
+        self.before = len(self.text)
         if self.passthrough:
             return [chunk], False
         if getattr(chunk, "choices", None) == []:

@@ -1,5 +1,5 @@
-"""A scripted OpenAI-compatible chat completions server on loopback, for the LiteLLM tests and
-the LiteLLM bench.
+"""What the LiteLLM tests and the LiteLLM bench share: a scripted OpenAI-compatible chat
+completions server on loopback, the case files, and a real `litellm` proxy process.
 
 The reply to give is named by the request's last user message, `case:<name>` (optionally
 `case:<name>:<chunk size>`), and looked up in `replies`. The server honours `stop` the way
@@ -10,9 +10,17 @@ starts it stops it."""
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 
 DEFAULT_CHUNK = 16
 
@@ -167,3 +175,149 @@ class Upstream:
                 self.close_connection = True
 
         return Handler
+
+
+# ---------------------------------------------------------------- the cases
+
+DATA = Path(__file__).resolve().parent / "data" / "litellm"
+PREFIX = "ant" + "ml:"
+
+
+@dataclass
+class Case:
+    """One case file of data/litellm/cases: a reply the upstream gives, the request around it
+    and what the client must receive."""
+
+    name: str
+    note: str
+    model: str  # the name the client asks for (the proxy's model_name)
+    deployment: str  # the deployment's model (LiteLLM's provider/model)
+    reply: str
+    tools: list
+    history: list
+    stop: Any
+    tool_choice: Any
+    expect: Any  # "untouched" or {"tool_call": {"name", "arguments"}, "content"}
+    sent_stop: Any = field(default=...)  # Ellipsis: not checked; None: no stop sent
+
+    @property
+    def translated(self) -> bool:
+        return self.expect != "untouched"
+
+    def messages(self, chunk: int | None = None) -> list[dict]:
+        tag = f"case:{self.name}" + (f":{chunk}" if chunk else "")
+        return [{"role": "user", "content": tag}, *self.history]
+
+    def request(self, chunk: int | None = None) -> dict:
+        """The chat request's own fields (model aside)."""
+        out: dict[str, Any] = {"messages": self.messages(chunk)}
+        if self.tools:
+            out["tools"] = self.tools
+        if self.stop is not None:
+            out["stop"] = self.stop
+        if self.tool_choice is not None:
+            out["tool_choice"] = self.tool_choice
+        return out
+
+
+def load_cases() -> list[Case]:
+    tools = json.loads((DATA / "tools.json").read_text())
+    cases = []
+    for path in sorted((DATA / "cases").glob("*.json")):
+        raw = json.loads(path.read_text())
+        case_tools = raw.get("tools", tools) + raw.get("extra_tools", [])
+        cases.append(Case(
+            name=path.stem,
+            note=raw["note"],
+            model=raw["model"],
+            deployment=raw.get("deployment", "openai/" + raw["model"]),
+            reply=raw["reply"].replace("{P}", PREFIX),
+            tools=case_tools,
+            history=raw.get("history", []),
+            stop=raw.get("stop"),
+            tool_choice=raw.get("tool_choice"),
+            expect=raw["expect"],
+            sent_stop=raw.get("sent_stop", ...),
+        ))
+    return cases
+
+
+# ---------------------------------------------------------------- the proxy
+
+
+class Proxy:
+    """A real `litellm` proxy process on 127.0.0.1, in front of `upstream`, with the models
+    of `cases` and (when `callback`) the bridge named in its config.yaml through the one-line
+    module beside it."""
+
+    def __init__(self, folder: Path, upstream_url: str, cases: list[Case], callback: bool = True,
+                 workers: int = 1):
+        self.folder = folder
+        self.port = free_port()
+        self.workers = workers
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "ctb_litellm.py").write_text("from claude_tool_bridge.litellm import bridge\n")
+        models, seen = [], set()
+        for case in cases:
+            if case.model in seen:
+                continue
+            seen.add(case.model)
+            models.append({"model_name": case.model, "litellm_params": {
+                "model": case.deployment, "api_base": upstream_url, "api_key": "sk-upstream"}})
+        config: dict[str, Any] = {"model_list": models}
+        if callback:
+            config["litellm_settings"] = {"callbacks": "ctb_litellm.bridge"}
+        # YAML is a superset of JSON: the config is written as JSON text.
+        (folder / "config.yaml").write_text(json.dumps(config, indent=2))
+        self.process: subprocess.Popen | None = None
+        self.log = folder / "proxy.log"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "Proxy":
+        executable = Path(sys.executable).with_name("litellm")
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        for key in ("DATABASE_URL", "LITELLM_MASTER_KEY", "REDIS_HOST", "REDIS_URL"):
+            env.pop(key, None)
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [str(executable), "--config", str(self.folder / "config.yaml"), "--host",
+                 "127.0.0.1", "--port", str(self.port), "--num_workers", str(self.workers)],
+                cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the litellm proxy exited: {self.log.read_text()[-3000:]}")
+            if self._ready():
+                return self
+            time.sleep(0.25)
+        self.__exit__()
+        raise RuntimeError(f"the litellm proxy did not start: {self.log.read_text()[-3000:]}")
+
+    def _ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(self.base_url + "/health/liveliness", timeout=1) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def __exit__(self, *exc) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
