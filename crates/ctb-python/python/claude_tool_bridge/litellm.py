@@ -40,6 +40,7 @@ it, with one log line.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import hashlib
 import json
@@ -47,7 +48,7 @@ import logging
 import re
 import secrets
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +63,6 @@ try:
         Delta,
         Function,
         ModelResponse,
-        ModelResponseStream,
-        StreamingChoices,
     )
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -321,65 +320,99 @@ def _arguments_json(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False)
 
 
-def _chunk(template: Any, delta: Delta, finish_reason: str | None = None) -> ModelResponseStream:
-    """A chunk of the stream `template` came from, carrying `delta`."""
-    chunk = ModelResponseStream(
-        id=template.id,
-        created=template.created,
-        model=template.model,
-        object="chat.completion.chunk",
-        choices=[StreamingChoices(index=0, delta=delta, finish_reason=finish_reason)],
-    )
-    fingerprint = getattr(template, "system_fingerprint", None)
-    if fingerprint is not None:
-        chunk.system_fingerprint = fingerprint
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a LiteLLM object, read without pydantic's slow path for missing
+    attributes (LiteLLM keeps many delta fields as extras, and deletes unset ones)."""
+    try:
+        extra = obj.__pydantic_extra__
+        if extra and name in extra:
+            return extra[name]
+        return obj.__dict__.get(name, default)
+    except AttributeError:
+        return getattr(obj, name, default)
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    """Sets a field of a copied LiteLLM object where pydantic keeps it."""
+    extra = getattr(obj, "__pydantic_extra__", None)
+    if extra is not None and name in extra:
+        extra[name] = value
+    elif name in getattr(obj, "__dict__", {}):
+        obj.__dict__[name] = value
+    else:
+        setattr(obj, name, value)
+
+
+def _reshaped(template: Any, content: str | None, finish_reason: str | None) -> Any:
+    """A copy of the one-choice chunk `template` whose delta carries only `content` (its
+    role and other fields dropped) and whose finish reason is `finish_reason`. The template
+    is not changed (LiteLLM keeps its chunks to log the stream)."""
+    chunk = copy.copy(template)
+    choice = copy.copy(template.choices[0])
+    delta = Delta(content=content)
+    _set(choice, "delta", delta)
+    _set(choice, "finish_reason", finish_reason)
+    _set(choice, "logprobs", None)
+    _set(chunk, "choices", [choice])
+    if _get(chunk, "usage") is not None:
+        _set(chunk, "usage", None)
     return chunk
 
 
-def _text_chunk(template: Any, text: str) -> ModelResponseStream:
-    return _chunk(template, Delta(content=text))
+def _without_text(chunk: Any) -> Any:
+    """A copy of the one-choice chunk `chunk` without its text (its other fields kept)."""
+    out = copy.copy(chunk)
+    choice = copy.copy(chunk.choices[0])
+    delta = copy.copy(_get(choice, "delta"))
+    _set(delta, "content", None)
+    _set(choice, "delta", delta)
+    _set(out, "choices", [choice])
+    return out
 
 
-def _call_chunk(template: Any, call: _Call) -> ModelResponseStream:
+def _text_chunk(template: Any, text: str) -> Any:
+    return _reshaped(template, text, None)
+
+
+def _call_chunk(template: Any, call: _Call) -> Any:
+    chunk = _reshaped(template, None, None)
     tool_call = ChatCompletionDeltaToolCall(
         index=0,
         id=_call_id(),
         type="function",
         function=Function(name=call.name, arguments=_arguments_json(call.arguments)),
     )
-    return _chunk(template, Delta(tool_calls=[tool_call]))
+    chunk.choices[0].delta = Delta(tool_calls=[tool_call])
+    return chunk
 
 
 def _plain(chunk: Any) -> bool:
     """A chunk of one choice whose delta holds no structured call: its text can be held."""
-    choices = getattr(chunk, "choices", None)
+    choices = _get(chunk, "choices")
     if not isinstance(choices, list) or len(choices) != 1:
         return False
     choice = choices[0]
-    if getattr(choice, "index", 0) != 0:
+    if _get(choice, "index", 0) != 0:
         return False
-    delta = getattr(choice, "delta", None)
+    delta = _get(choice, "delta")
     if delta is None:
         return False
-    if getattr(delta, "tool_calls", None) or getattr(delta, "function_call", None):
+    if _get(delta, "tool_calls") or _get(delta, "function_call"):
         return False
-    content = getattr(delta, "content", None)
+    content = _get(delta, "content")
     return content is None or isinstance(content, str)
 
 
-def _only_content(chunk: Any) -> bool:
-    """Whether a plain chunk carries nothing but text (and its role)."""
-    if getattr(chunk, "usage", None) is not None:
-        return False
-    choice = chunk.choices[0]
-    if choice.finish_reason is not None or getattr(choice, "logprobs", None) is not None:
-        return False
-    delta = choice.delta
-    for name in ("role", "reasoning_content", "thinking_blocks", "audio", "images", "annotations",
-                 "provider_specific_fields"):
-        if getattr(delta, name, None):
-            return False
-    return True
+_OTHER_PAYLOAD = ("reasoning_content", "thinking_blocks", "audio", "images", "annotations",
+                  "provider_specific_fields", "reasoning_items")
+
+
+def _other_payload(chunk: Any) -> bool:
+    """Whether a plain chunk carries more than text and a role (reasoning, usage...)."""
+    if _get(chunk, "usage") is not None:
+        return True
+    delta = _get(chunk.choices[0], "delta")
+    return any(_get(delta, name) for name in _OTHER_PAYLOAD)
 
 
 # ---------------------------------------------------------------- the callback
@@ -675,116 +708,111 @@ async def _close(iterator: Any) -> None:
 
 
 class _StreamState:
-    """The hold-back of one stream (choice 0 only; a stream with other choices, or with
-    structured tool calls of its own, is passed through from there on)."""
+    """The hold-back of one stream, choice 0 only (a chunk with other choices, or with
+    structured tool calls of its own, passes everything through from there on).
+
+    Chunks are held whole: a held chunk goes out unchanged as soon as all its text is
+    settled (can be no part of the call nor of what the bridge drops before it), so a prose
+    reply streams as it came, one chunk behind at most; at the end, held chunks go out
+    unchanged, or give way to the prose not yet sent, the tool-call chunk and the finish."""
 
     def __init__(self, plan: _Plan):
         self.turn = plan.turn()
-        self.text = ""  # every character of choice 0 received so far
-        self.released = 0  # how many of them the client has
+        self.text = ""  # the text of choice 0 received so far
+        self.released = 0  # how much of it the client has
+        self.held: deque[tuple[Any, int]] = deque()  # chunks not sent, each with its text's end
         self.finish_reason: str | None = None
-        self.before = 0  # len(text) before the chunk being taken
-        self.template: Any = None  # the last chunk: where ids and the model name come from
         self.passthrough = False
         self.done = False
 
     def give_up(self, chunk: Any) -> list[Any]:
-        """Passes everything through from here: what was held, then `chunk`."""
-        out = []
+        """Passes everything through from here: the chunks held, then `chunk`."""
+        out: list[Any] = []
         if not self.passthrough:
             self.passthrough = True
-            # What was held before `chunk` (whose own text goes out with it).
-            held = self.text[self.released : self.before]
-            if held and self.template is not None:
-                out.append(_text_chunk(self.template, held))
+            out.extend(c for c, _ in self.held)
+            self.held.clear()
             self.released = len(self.text)
         out.append(chunk)
         return out
 
     def take(self, chunk: Any) -> tuple[list[Any], bool]:
         """What to send for `chunk`, and whether the stream is over."""
-        self.before = len(self.text)
         if self.passthrough:
             return [chunk], False
-        if getattr(chunk, "choices", None) == []:
-            return [chunk], False  # e.g. a usage chunk: no text in it
+        if _get(chunk, "choices") == []:
+            if not self.held:
+                return [chunk], False  # e.g. a usage chunk after the finish
+            self.held.append((chunk, len(self.text)))
+            return [], False
         if not _plain(chunk):
             return self.give_up(chunk), False
-        self.template = chunk
         choice = chunk.choices[0]
-        delta_text = choice.delta.content or ""
-        if choice.finish_reason is not None:
-            self.finish_reason = choice.finish_reason
-        stop = None
+        delta_text = _get(_get(choice, "delta"), "content") or ""
+        finish = _get(choice, "finish_reason")
+        stop, settled = (None, self.released)
         if delta_text:
-            start = len(self.text)
-            self.text += delta_text
             stop, settled = self.turn.advance(delta_text)
-        else:
-            start = len(self.text)
-            settled = self.released
+            self.text += delta_text
+        if finish is not None:
+            self.finish_reason = finish
         if stop is not None:
-            # The first call is complete and translates: decide now, stop reading.
+            # The first call is complete and translates: decide now, read no more.
             call = self.turn.finish(stop, "stop")
-            if call is not None:
+            if call is not None and self._consistent(call):
                 return self._translated(chunk, call), True
-        if choice.finish_reason is not None:
+        if finish is not None:
             return self._finished(chunk), False
-        settled = min(settled, len(self.text))
-        release = self.text[self.released : settled] if settled > self.released else ""
-        if release and self.released == start and settled == len(self.text):
-            # Nothing held before or after: the chunk goes out as it came.
-            self.released = settled
+        if not self.held and settled >= len(self.text):
+            self.released = len(self.text)
             return [chunk], False
-        if not release and not delta_text:
-            return [chunk], False  # a chunk without text (role, reasoning...) passes
-        if release:
-            self.released = settled
-        if _only_content(chunk):
-            return ([_text_chunk(chunk, release)] if release else []), False
-        copy = chunk.model_copy(deep=True)
-        copy.choices[0].delta.content = release
-        return [copy], False
+        self.held.append((chunk, len(self.text)))
+        out = []
+        while self.held and self.held[0][1] <= settled:
+            held, end = self.held.popleft()
+            out.append(held)
+            self.released = end
+        return out, False
+
+    def _consistent(self, call: _Call) -> bool:
+        """The client's text so far is the start of the call's prose (the settled text
+        never is anything else; checked, so streaming can never differ from the whole)."""
+        return call.prose.startswith(self.text[: self.released])
 
     def _translated(self, chunk: Any, call: _Call) -> list[Any]:
-        self.done = True
         out = []
-        prose = call.prose
-        if len(prose) > self.released and prose.startswith(self.text[: self.released]):
-            out.append(_text_chunk(chunk, prose[self.released :]))
+        for held, _ in self.held:  # what held chunks carry besides text still goes out
+            if _get(held, "choices") == []:
+                out.append(held)
+            elif _other_payload(held):
+                out.append(_without_text(held))
+        rest = call.prose[self.released :]
+        if rest:
+            out.append(_text_chunk(chunk, rest))
         out.append(_call_chunk(chunk, call))
-        out.append(_chunk(chunk, Delta(), finish_reason="tool_calls"))
+        out.append(_reshaped(chunk, None, "tool_calls"))
+        self.held.clear()
         self.released = len(self.text)
+        self.done = True
         return out
 
     def _finished(self, chunk: Any) -> list[Any]:
         """The chunk with the finish reason: the decision on the whole reply."""
         call = self.turn.finish(self.text, self.finish_reason)
-        if call is not None and call.prose.startswith(self.text[: self.released]):
+        if call is not None and self._consistent(call):
             return self._translated(chunk, call)
-        held = self.text[self.released :]
+        out = [held for held, _ in self.held]
+        self.held.clear()
         self.released = len(self.text)
-        content = chunk.choices[0].delta.content or ""
-        if held == content:
-            return [chunk]  # nothing else was held: the chunk goes out as it came
-        out = [_text_chunk(chunk, held)]
-        if content:
-            copy = chunk.model_copy(deep=True)
-            copy.choices[0].delta.content = None
-            out.append(copy)
-        else:
-            out.append(chunk)
+        out.append(chunk)
         return out
 
     def end(self) -> list[Any]:
         """The upstream ended without a finish reason: what is held goes out as it was."""
-        if self.done or self.passthrough or self.released >= len(self.text):
-            return []
-        if self.template is None:
-            return []
-        held = self.text[self.released :]
+        out = [held for held, _ in self.held]
+        self.held.clear()
         self.released = len(self.text)
-        return [_text_chunk(self.template, held)]
+        return out
 
 
 bridge = LiteLLMBridge()
