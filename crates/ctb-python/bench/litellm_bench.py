@@ -15,10 +15,12 @@ Rows (medians of alternating rounds, in one process):
   (request hook, hold-back, tool-call chunks) against the bare chunks; ms added, target 1.
 - `py_litellm_stream_prose_4k_added_ms`: a 4 KB prose reply (no call) streamed through the
   callback against the bare chunks; ms added, target 1.
-- `py_litellm_proxy_2w_time_with_vs_without`: a real `litellm` proxy with two workers, once
-  with the callback in its config.yaml and once without, in front of the same loopback
-  upstream: 64 requests (half streamed) of the 4 KB leaked call, 16 at a time; wall time
-  with over without, target 1.1 (no throughput lost beyond the noise of one machine).
+- `py_litellm_proxy_2w_call_with_vs_without`, `py_litellm_proxy_2w_prose_with_vs_without`: a
+  real `litellm` proxy with two workers, once with the callback in its config.yaml and once
+  without, in front of the same loopback upstream: 64 requests (half streamed) of the 4 KB
+  leaked call (translated with the callback: fewer chunks to send) or of a 4 KB prose reply
+  (the same chunks either way), 16 at a time; wall time with over without, target 1.1 (no
+  throughput lost beyond the noise of one machine).
 
 `--check` exits 1 when a row misses its target. With `$CTB_BENCH_DIR` set (as `cargo xtask
 bench` does), each row is also written there as `<name>.json`.
@@ -161,14 +163,15 @@ def in_process_rows(rounds: int) -> list[tuple[str, str, int, int]]:
     return rows
 
 
-def proxy_row(rounds: int) -> tuple[str, str, int, int]:
+def proxy_rows(rounds: int) -> list[tuple[str, str, int, int]]:
     import openai
 
-    reply = call_reply()
-    case = Case(name="bench", note="", model="qwen3-coder-30b", deployment=MODEL, reply=reply,
-                tools=TOOLS, history=[], stop=None, tool_choice=None, expect="untouched")
+    replies = {"call": call_reply(), "prose": prose_reply()}
+    cases = [Case(name=name, note="", model="qwen3-coder-30b", deployment=MODEL, reply=reply,
+                  tools=TOOLS, history=[], stop=None, tool_choice=None, expect="untouched")
+             for name, reply in replies.items()]
 
-    def batch(proxy: Proxy) -> float:
+    def batch(proxy: Proxy, case: Case) -> float:
         client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-bench", max_retries=0,
                                timeout=60)
 
@@ -185,19 +188,24 @@ def proxy_row(rounds: int) -> tuple[str, str, int, int]:
             list(pool.map(one, range(64)))
         return time.perf_counter_ns() - start
 
-    with tempfile.TemporaryDirectory() as tmp, Upstream({"bench": reply}) as upstream:
-        with Proxy(Path(tmp) / "with", upstream.base_url, [case], workers=2) as with_cb, \
-                Proxy(Path(tmp) / "without", upstream.base_url, [case], callback=False,
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, Upstream(replies) as upstream:
+        with Proxy(Path(tmp) / "with", upstream.base_url, cases, workers=2) as with_cb, \
+                Proxy(Path(tmp) / "without", upstream.base_url, cases, callback=False,
                       workers=2) as without:
-            batch(with_cb), batch(without)  # warm-up: imports, connections, caches
-            t_with, t_without = [], []
-            for k in range(rounds):
-                order = [(with_cb, t_with), (without, t_without)]
-                for proxy, out in order if k % 2 == 0 else order[::-1]:
-                    out.append(batch(proxy))
-    return ("py_litellm_proxy_2w_time_with_vs_without",
-            "64 requests (4 KB leaked call, half streamed), 16 at a time, two workers",
-            int(statistics.median(t_with)), int(statistics.median(t_without)))
+            for case in cases:
+                batch(with_cb, case), batch(without, case)  # warm-up
+                t_with, t_without = [], []
+                for k in range(rounds):
+                    order = [(with_cb, t_with), (without, t_without)]
+                    for proxy, out in order if k % 2 == 0 else order[::-1]:
+                        out.append(batch(proxy, case))
+                rows.append((
+                    f"py_litellm_proxy_2w_{case.name}_with_vs_without",
+                    f"64 requests (a 4 KB {'leaked call' if case.name == 'call' else 'prose reply'}"
+                    ", half streamed), 16 at a time, two workers",
+                    int(statistics.median(t_with)), int(statistics.median(t_without))))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,8 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         ok &= report(row, args.json,
                      f"{name}: {a_ns / 1e6:.3f} ms with, {b_ns / 1e6:.3f} ms without: "
                      f"{added_ms:.3f} ms added")
-    if not args.no_proxy:
-        name, what, a_ns, b_ns = proxy_row(args.proxy_rounds)
+    for name, what, a_ns, b_ns in ([] if args.no_proxy else proxy_rows(args.proxy_rounds)):
         ratio = a_ns / b_ns
         row = {"name": name, "what": what, "a": "proxy with the callback",
                "b": "the same proxy without", "a_ns": a_ns, "b_ns": b_ns,
