@@ -154,19 +154,15 @@ def anthropic_tools(case: Case) -> list[dict]:
             for t in case.tools]
 
 
-@pytest.mark.parametrize("name", ANTHROPIC_CASES)
-def test_anthropic_messages_non_streaming_gets_a_tool_use_block(name, messages_proxy, upstream):
-    case = BY_NAME[name]
-    a = anthropic.Anthropic(base_url=messages_proxy.base_url, api_key="sk-client", max_retries=0)
-    message = a.messages.create(model=case.model, max_tokens=1000, tools=anthropic_tools(case),
-                                messages=[{"role": "user", "content": f"case:{case.name}"}])
+def check_message(case: Case, message, upstream: Upstream) -> None:
     blocks = [(b.type, getattr(b, "text", None) or getattr(b, "name", None)) for b in message.content]
     if case.translated:
         call = case.expect["tool_call"]
-        assert message.stop_reason == "tool_use"
+        assert message.stop_reason == "tool_use", blocks
         uses = [b for b in message.content if b.type == "tool_use"]
         assert [(u.name, u.input) for u in uses] == [(call["name"], call["arguments"])]
-        texts = [b.text for b in message.content if b.type == "text"]
+        assert all(u.id for u in uses)
+        texts = [b.text for b in message.content if b.type == "text" and b.text]
         assert texts == ([case.expect["content"]] if case.expect["content"] else []), blocks
     else:
         text, _ = cut_at_stops(case.reply, sent(upstream, case))
@@ -174,14 +170,25 @@ def test_anthropic_messages_non_streaming_gets_a_tool_use_block(name, messages_p
         assert blocks == [("text", text)]
 
 
-def test_anthropic_messages_streaming_passes_through_without_stops(messages_proxy, upstream):
-    """A stream LiteLLM makes for `/v1/messages` is not bridged (1.88.1 has no hook on the
-    inner chat stream): it passes through, and the bridge adds no stop string that would
-    cut it."""
-    case = BY_NAME["family_claude"]
+@pytest.mark.parametrize("name", ANTHROPIC_CASES)
+def test_anthropic_messages_non_streaming_gets_a_tool_use_block(name, messages_proxy, upstream):
+    case = BY_NAME[name]
+    a = anthropic.Anthropic(base_url=messages_proxy.base_url, api_key="sk-client", max_retries=0)
+    message = a.messages.create(model=case.model, max_tokens=1000, tools=anthropic_tools(case),
+                                messages=[{"role": "user", "content": f"case:{case.name}"}])
+    check_message(case, message, upstream)
+
+
+@pytest.mark.parametrize("chunk", [4, 50])
+@pytest.mark.parametrize("name", ANTHROPIC_CASES)
+def test_anthropic_messages_streaming_gets_a_tool_use_block(name, chunk, messages_proxy, upstream):
+    """Streamed, LiteLLM's adapter reads the bridged inner chat stream: the call arrives as a
+    `tool_use` block. No stop string is added to such a stream (were the bridge not in the
+    way, a stop would only cut the text); the decision ends reading at the call."""
+    case = BY_NAME[name]
     a = anthropic.Anthropic(base_url=messages_proxy.base_url, api_key="sk-client", max_retries=0)
     with a.messages.stream(model=case.model, max_tokens=1000, tools=anthropic_tools(case),
-                           messages=[{"role": "user", "content": f"case:{case.name}:7"}]) as s:
-        final = s.get_final_message()
+                           messages=[{"role": "user", "content": f"case:{case.name}:{chunk}"}]) as s:
+        message = s.get_final_message()
     assert "stop" not in upstream.requests_for(case.name)[-1]
-    assert [(b.type, b.text) for b in final.content] == [("text", case.reply)]
+    check_message(case, message, upstream)

@@ -29,9 +29,10 @@ What it does, for a chat completion whose request has ``tools``:
 Hooks used (LiteLLM 1.88.1): ``async_pre_call_deployment_hook`` (the stop strings) and
 ``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
 ``litellm.acompletion``, in-process and inside the proxy (its router calls it);
-``async_post_call_streaming_iterator_hook`` (streamed replies) runs on the proxy only, and the
-proxy calls it only when it is defined on the callback's own class (``__init_subclass__``
-below copies it into subclasses). In-process streams go through ``bridge.stream(...)``: LiteLLM
+``async_post_call_streaming_iterator_hook`` (streamed replies; on ``/v1/messages`` it bridges
+the chat stream inside LiteLLM's Anthropic adapter) runs on the proxy only, and the proxy
+calls it only when it is defined on the callback's own class (``__init_subclass__`` below
+copies it into subclasses). In-process streams go through ``bridge.stream(...)``: LiteLLM
 has no in-process hook that sees every chunk.
 
 Whatever fails inside the callback leaves the request or the response exactly as LiteLLM had
@@ -504,9 +505,10 @@ class LiteLLMBridge(CustomLogger):
         self, kwargs: dict[str, Any], call_type: Any
     ) -> dict[str, Any] | None:
         """Adds the stop strings to a chat request with tools (in-process and on the proxy).
-        A streamed request gets them only where its stream is bridged: in-process (through
-        `bridge.stream`) and on the proxy's chat completions route; a stream LiteLLM makes for
-        another route (`/v1/messages`, `/v1/responses`) would only be cut short."""
+        A streamed request gets them only where its stream is surely bridged: in-process
+        (through `bridge.stream`) and on the proxy's chat completions route. A stream LiteLLM
+        makes for another route (`/v1/messages`, `/v1/responses`) gets none: where the bridge
+        cannot reach it, a stop would only cut it short."""
         try:
             if _call_type(call_type) not in _CHAT_CALL_TYPES:
                 return None
@@ -579,20 +581,48 @@ class LiteLLMBridge(CustomLogger):
     async def async_post_call_streaming_iterator_hook(
         self, user_api_key_dict: Any, response: Any, request_data: dict[str, Any]
     ) -> AsyncIterator[Any]:
-        """The proxy's streamed chat completions (the proxy calls this hook only when it is
-        defined on the callback's own class)."""
+        """The proxy's streamed chat completions, and its streamed `/v1/messages` when
+        LiteLLM serves them through chat completions (the proxy calls this hook only when it
+        is defined on the callback's own class)."""
         plan = None
         try:
-            plan = self.plan(request_data, _deployment_of(response))
+            if self._bridge_messages_stream(response):
+                response_is_bridged = True
+            else:
+                response_is_bridged = False
+                plan = self.plan(request_data, _deployment_of(response))
         except Exception as error:
+            response_is_bridged = False
             log.warning("claude_tool_bridge.litellm: stream left unchanged (%s: %s)",
                         type(error).__name__, error)
-        if plan is None:
+        if plan is None or response_is_bridged:
             async for chunk in response:
                 yield chunk
             return
         async for chunk in self._bridged(response, plan):
             yield chunk
+
+    def _bridge_messages_stream(self, response: Any) -> bool:
+        """For the proxy's `/v1/messages`: LiteLLM 1.88 streams it as Anthropic events that
+        its adapter makes from an inner chat completion stream (`AnthropicStreamWrapper`,
+        whose SSE generator is `response`, not started yet). The inner stream is bridged in
+        place, so the adapter itself turns the tool-call chunk into a `tool_use` block.
+        False (nothing changed) for any other response."""
+        frame = getattr(response, "ag_frame", None)
+        if frame is None or getattr(response, "ag_running", True):
+            return False
+        adapter = frame.f_locals.get("self")
+        if type(adapter).__name__ != "AnthropicStreamWrapper":
+            return False
+        inner = getattr(adapter, "completion_stream", None)
+        request = _recorded_request(inner)
+        if inner is None or request is None:
+            return False
+        plan = self.plan(request, _deployment_of(inner))
+        if plan is None:
+            return False
+        adapter.completion_stream = self._bridged(inner, plan)
+        return True
 
     def stream(self, response: Any, request: Mapping[str, Any] | None = None) -> AsyncIterator[Any]:
         """An in-process stream (what ``await litellm.acompletion(..., stream=True)`` returned)
