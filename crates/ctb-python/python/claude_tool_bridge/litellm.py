@@ -203,7 +203,7 @@ class _Turn:
         else:
             self.session.begin_turn(plan.model, plan.client_stops)
         # The shim's hold-back state (see `_shim_advance`).
-        self._text = ""
+        self._line_parts: list[str] = []
         self._line_start = 0
         self._blocked = False
         self._settled = 0
@@ -242,19 +242,22 @@ class _Turn:
 
     def _shim_advance(self, delta: str) -> int:
         """Releases whole lines up to the first line that holds a markup character (or the
-        unfinished last line), without the white space and a residue word before it."""
-        self._text += delta
+        unfinished last line), without the white space and a residue word before it. Each
+        character is looked at a bounded number of times."""
         if self._blocked:
             return self._settled
-        text = self._text
+        start = 0
         while True:
-            newline = text.find("\n", self._line_start)
+            newline = delta.find("\n", start)
             if newline < 0:
-                break
-            line = text[self._line_start : newline]
+                self._line_parts.append(delta[start:])
+                return self._settled
+            self._line_parts.append(delta[start:newline])
+            line = "".join(self._line_parts)
+            self._line_parts = []
             if self._MARKUP.search(line):
                 self._blocked = True
-                break
+                return self._settled
             content = line.rstrip()
             if content.strip():
                 safe = self._RESIDUE.sub("", content).rstrip()
@@ -263,8 +266,8 @@ class _Turn:
                 else:
                     self._settled = max(self._settled, self._last_content_end)
                 self._last_content_end = self._line_start + len(content)
-            self._line_start = newline + 1
-        return self._settled
+            self._line_start += len(line) + 1
+            start = newline + 1
 
 
 def _shim_prose(reply: str, name: str, plan: _Plan) -> str | None:
@@ -748,12 +751,20 @@ class _StreamState:
 
     def __init__(self, plan: _Plan):
         self.turn = plan.turn()
-        self.text = ""  # the text of choice 0 received so far
+        self.parts: list[str] = []  # the text of choice 0 received so far, in pieces
+        self.length = 0  # its length
         self.released = 0  # how much of it the client has
         self.held: deque[tuple[Any, int]] = deque()  # chunks not sent, each with its text's end
         self.finish_reason: str | None = None
         self.passthrough = False
         self.done = False
+
+    @property
+    def text(self) -> str:
+        """The text so far, joined (only where a decision is made: a few times per stream)."""
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
 
     def give_up(self, chunk: Any) -> list[Any]:
         """Passes everything through from here: the chunks held, then `chunk`."""
@@ -762,7 +773,7 @@ class _StreamState:
             self.passthrough = True
             out.extend(c for c, _ in self.held)
             self.held.clear()
-            self.released = len(self.text)
+            self.released = self.length
         out.append(chunk)
         return out
 
@@ -773,7 +784,7 @@ class _StreamState:
         if _get(chunk, "choices") == []:
             if not self.held:
                 return [chunk], False  # e.g. a usage chunk after the finish
-            self.held.append((chunk, len(self.text)))
+            self.held.append((chunk, self.length))
             return [], False
         if not _plain(chunk):
             return self.give_up(chunk), False
@@ -783,7 +794,8 @@ class _StreamState:
         stop, settled = (None, self.released)
         if delta_text:
             stop, settled = self.turn.advance(delta_text)
-            self.text += delta_text
+            self.parts.append(delta_text)
+            self.length += len(delta_text)
         if finish is not None:
             self.finish_reason = finish
         if stop is not None:
@@ -793,10 +805,10 @@ class _StreamState:
                 return self._translated(chunk, call), True
         if finish is not None:
             return self._finished(chunk), False
-        if not self.held and settled >= len(self.text):
-            self.released = len(self.text)
+        if not self.held and settled >= self.length:
+            self.released = self.length
             return [chunk], False
-        self.held.append((chunk, len(self.text)))
+        self.held.append((chunk, self.length))
         out = []
         while self.held and self.held[0][1] <= settled:
             held, end = self.held.popleft()
@@ -822,7 +834,7 @@ class _StreamState:
         out.append(_call_chunk(chunk, call))
         out.append(_reshaped(chunk, None, "tool_calls"))
         self.held.clear()
-        self.released = len(self.text)
+        self.released = self.length
         self.done = True
         return out
 
@@ -833,7 +845,7 @@ class _StreamState:
             return self._translated(chunk, call)
         out = [held for held, _ in self.held]
         self.held.clear()
-        self.released = len(self.text)
+        self.released = self.length
         out.append(chunk)
         return out
 
@@ -841,7 +853,7 @@ class _StreamState:
         """The upstream ended without a finish reason: what is held goes out as it was."""
         out = [held for held, _ in self.held]
         self.held.clear()
-        self.released = len(self.text)
+        self.released = self.length
         return out
 
 
