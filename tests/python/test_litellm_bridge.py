@@ -5,7 +5,6 @@ LiteLLM's hook lookup; failures inside the callback."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -25,9 +24,13 @@ from claude_tool_bridge.litellm import LiteLLMBridge, bridge  # noqa: E402
 CASES = load_cases()
 BY_NAME = {c.name: c for c in CASES}
 
+# One event loop for the module: LiteLLM's logging worker binds to the loop of the first
+# call, and a loop per test leaves its queued coroutines behind.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
 
 @pytest.fixture(scope="module")
-def upstream():
+def upstream():  # noqa: D401
     with Upstream({c.name: c.reply for c in CASES}) as server:
         yield server
 
@@ -181,7 +184,7 @@ def _without_ids(got: dict) -> dict:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_streaming_equals_non_streaming_for_every_chunking(case):
+async def test_streaming_equals_non_streaming_for_every_chunking(case):
     """Each case's reply as the provider sends it (cut at the request's stops) streamed in
     every split into two pieces, in single characters and in seeded random chunkings: the
     client assembles what the non-streamed reply gives. The text released before a decision
@@ -217,10 +220,10 @@ def test_streaming_equals_non_streaming_for_every_chunking(case):
                            or (expected["content"] or "").find(c.choices[0].delta.content) >= 0
                            for c in out if c.choices), cuts
 
-    asyncio.run(all_runs())
+    await all_runs()
 
 
-def test_a_decision_ends_the_stream_at_the_call():
+async def test_a_decision_ends_the_stream_at_the_call():
     """With stop strings off, the early stop: once the call is complete and translates,
     nothing more is read from upstream."""
     quiet = LiteLLMBridge({"stop_sequence": False})
@@ -240,7 +243,7 @@ def test_a_decision_ends_the_stream_at_the_call():
     async def run():
         return [c async for c in quiet._bridged(counted(), plan)]
 
-    out = asyncio.run(run())
+    out = await run()
     got = from_chunks(out)
     assert got["finish"] == "tool_calls" and got["tool_calls"][0][0] == "get_weather"
     assert read * 7 < case.reply.index("</invoke>") + 40
@@ -249,7 +252,7 @@ def test_a_decision_ends_the_stream_at_the_call():
 # ---------------------------------------------------------------- LiteLLM's hook lookup
 
 
-def test_the_proxy_finds_the_streaming_hook_on_the_class_and_on_subclasses():
+async def test_the_proxy_finds_the_streaming_hook_on_the_class_and_on_subclasses():
     """LiteLLM 1.88.1's proxy calls `async_post_call_streaming_iterator_hook` only when the
     callback's own class defines it (`type(cb).__dict__`); a subclass keeps it there."""
     from litellm.proxy.utils import ProxyLogging
@@ -271,7 +274,7 @@ def test_the_proxy_finds_the_streaming_hook_on_the_class_and_on_subclasses():
         assert "async_post_call_streaming_iterator_hook" in type(instance).__dict__
 
 
-def test_a_dotted_callbacks_entry_is_a_file_beside_the_config(tmp_path):
+async def test_a_dotted_callbacks_entry_is_a_file_beside_the_config(tmp_path):
     """The proxy's `callbacks:` value is looked up as a file relative to config.yaml: the
     package path fails, the one-line module the README shows works."""
     from litellm.proxy.types_utils.utils import get_instance_fn
@@ -350,3 +353,39 @@ async def test_a_response_is_changed_only_once_everything_is_worked_out(monkeypa
         {"model": case.deployment, **case.request()}, response, "acompletion")
     assert out is None and plan is not None
     assert response.model_dump_json() == before
+
+
+# ---------------------------------------------------------------- what else a stream carries
+
+
+async def test_reasoning_and_usage_chunks_reach_the_client(upstream, callbacks):
+    """Chunks without text pass (reasoning before the text, the usage chunk after the
+    finish); the translated call still arrives."""
+    case = BY_NAME["family_kimi"]
+    stream = await litellm.acompletion(model=case.deployment, api_base=upstream.base_url,
+                                       api_key="sk-upstream", stream=True,
+                                       stream_options={"include_usage": True}, **case.request(6))
+    out = [c async for c in bridge.stream(stream)]
+    got = from_chunks(out)
+    assert got["finish"] == "tool_calls" and got["tool_calls"][0][0] == "get_weather"
+    assert any(getattr(c, "usage", None) for c in out)
+
+    reasoning = chunk_of(None)
+    reasoning.choices[0].delta.reasoning_content = "thinking about the weather"
+    plan = bridge.plan({"model": case.deployment, **case.request()})
+    text, _ = cut_at_stops(case.reply, plan.stops)
+    chunks = [chunk_of("", role="assistant"), reasoning, *stream_of(text, [5, 17])[1:]]
+    out = [c async for c in bridge._bridged(_aiter(chunks), plan)]
+    assert out[0] is chunks[0] and out[1] is chunks[1]  # passed as they came
+    assert from_chunks(out)["finish"] == "tool_calls"
+
+
+async def test_a_router_in_process_runs_the_same_hooks(upstream, callbacks):
+    """`litellm.Router` in-process: the deployment hooks run for it too; the family comes
+    from the deployment when the model group's name names none."""
+    case = BY_NAME["family_from_deployment"]
+    router = litellm.Router(model_list=[{"model_name": case.model, "litellm_params": {
+        "model": case.deployment, "api_base": upstream.base_url, "api_key": "sk-upstream"}}])
+    response = await router.acompletion(model=case.model, **case.request())
+    check_sent(upstream, case)
+    check(case, from_response(response), sent(upstream, case))
