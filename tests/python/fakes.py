@@ -95,3 +95,10 @@ class HumanMessage:
 
     def __init__(self, content):
         self.content = content
+
+
+class AIMessage:
+    type = "ai"
+
+    def __init__(self, content):
+        self.content = content

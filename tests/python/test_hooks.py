@@ -50,8 +50,8 @@ class CountingSession:
         self.fed = ""
         self.feed_stop_at = feed_stop_at
 
-    def begin_turn(self, model, stops):
-        return self.inner.begin_turn(model, stops)
+    def begin_turn(self, model, stops, echoes=None):
+        return self.inner.begin_turn(model, stops, echoes)
 
     def feed(self, delta, catalog):
         self.fed += delta

@@ -53,7 +53,7 @@ def test_default_config_yaml_is_exactly_the_rust_defaults():
     assert list(from_file) == list(defaults)
     assert list(defaults) == [
         "enabled", "models", "families", "early_stop", "stop_sequence", "loop_guard",
-        "prose_as_response", "prose_min_chars",
+        "prose_as_response", "prose_min_chars", "all_forms",
     ]
     assert ctb.Config.from_yaml((PLUGIN / "default_config.yaml").read_text()).warnings == []
 
@@ -245,7 +245,7 @@ def test_families_and_the_family_of_a_model():
     ]
     assert config.family_of("openrouter/moonshotai/kimi-k2-thinking") == "kimi"
     assert config.family_of("openrouter/z-ai/glm-4.7") == "glm"
-    assert config.family_of("openai/gpt-5") == "claude"
+    assert config.family_of("openai/gpt-5") is None
     custom = ctb.Config.from_dict({"families": {"glm": ["zai-*"]}})
     assert custom.warnings == []
     assert custom.family_of("zai-coder") == "glm"

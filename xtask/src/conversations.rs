@@ -98,7 +98,9 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
         let tally = Tally::of(&replay(conv, &catalog, streaming)?);
         print_row(&conv.name, &tally);
         total.add(&tally);
-        let family = families.family_of(&conv.model);
+        let family = families
+            .family_of(&conv.model)
+            .unwrap_or(claude_tool_bridge::ModelFamily::Claude);
         let order = ModelFamily::ALL
             .iter()
             .position(|f| *f == family)

@@ -55,6 +55,10 @@ pub struct Config {
     pub prose_as_response: bool,
     /// Minimum length (characters) of a prose answer sent through `response`.
     pub prose_min_chars: usize,
+    /// Read every family's markup form in every model's replies, not only the forms of the
+    /// model's own family (off by default: another family's syntax in a reply is then a
+    /// quotation, the safer reading).
+    pub all_forms: bool,
 }
 
 impl Default for Config {
@@ -68,13 +72,14 @@ impl Default for Config {
             loop_guard: true,
             prose_as_response: true,
             prose_min_chars: 800,
+            all_forms: false,
         }
     }
 }
 
 impl Config {
     /// The keys the config knows, in the order they are documented.
-    pub const KEYS: [&'static str; 8] = [
+    pub const KEYS: [&'static str; 9] = [
         "enabled",
         "models",
         "families",
@@ -83,6 +88,7 @@ impl Config {
         "loop_guard",
         "prose_as_response",
         "prose_min_chars",
+        "all_forms",
     ];
 
     /// Builds a config from a parsed document: the defaults, with each key the document sets
@@ -115,6 +121,7 @@ impl Config {
                 "loop_guard" => set_bool(&mut config.loop_guard, &value),
                 "prose_as_response" => set_bool(&mut config.prose_as_response, &value),
                 "prose_min_chars" => set_count(&mut config.prose_min_chars, &value),
+                "all_forms" => set_bool(&mut config.all_forms, &value),
                 _ => Some(WarningKind::UnknownKey),
             };
             if let Some(kind) = problem {
@@ -167,9 +174,19 @@ impl Config {
         self.enabled && self.models.matches(model)
     }
 
-    /// The family whose stop strings `model` gets (see [`ModelFamilies`]).
-    pub fn family_of(&self, model: &str) -> ModelFamily {
+    /// The family of `model` (see [`ModelFamilies`]), if its patterns match one; a model of
+    /// none gets Claude's stop strings.
+    pub fn family_of(&self, model: &str) -> Option<ModelFamily> {
         self.families.family_of(model)
+    }
+
+    /// The markup forms `model`'s replies are read for: its family's own
+    /// ([`ModelFamily::forms`]), or every form for a model of no family or with `all_forms`.
+    pub fn forms_for(&self, model: &str) -> ctb_invoke::Forms {
+        match self.family_of(model) {
+            Some(family) if !self.all_forms => family.forms(),
+            _ => ctb_invoke::Forms::ALL,
+        }
     }
 }
 
@@ -399,6 +416,7 @@ mod tests {
             "enabled": false, "models": ["*sonnet*", "opus"], "early_stop": false,
             "stop_sequence": false, "loop_guard": false, "prose_as_response": false,
             "prose_min_chars": 1200, "families": {"claude": ["*opus*"], "glm": ["zai"]},
+            "all_forms": true,
         }));
         assert!(w.is_empty());
         let value = c.to_value();
@@ -544,17 +562,39 @@ mod tests {
             ("openrouter/moonshotai/kimi-k2", ModelFamily::Kimi),
             ("groq/openai/gpt-oss-120b", ModelFamily::GptOss),
             ("xai/grok-4", ModelFamily::Grok),
-            ("openai/gpt-5", ModelFamily::Claude),
         ] {
-            assert_eq!(c.family_of(model), family, "{model}");
+            assert_eq!(c.family_of(model), Some(family), "{model}");
         }
+        assert_eq!(c.family_of("openai/gpt-5"), None);
         let (c, w) = load(json!({"families": {"glm": ["zai-*"]}}));
         assert!(w.is_empty());
-        assert_eq!(c.family_of("zai-coder"), ModelFamily::Glm);
-        assert_eq!(c.family_of("openrouter/z-ai/glm-4.7"), ModelFamily::Claude);
+        assert_eq!(c.family_of("zai-coder"), Some(ModelFamily::Glm));
+        assert_eq!(c.family_of("openrouter/z-ai/glm-4.7"), None);
         assert_eq!(
             c.family_of("openrouter/moonshotai/kimi-k2"),
-            ModelFamily::Kimi
+            Some(ModelFamily::Kimi)
         );
+    }
+
+    #[test]
+    fn a_model_reads_its_family_forms() {
+        use ctb_invoke::{Family, Forms};
+        let c = Config::default();
+        assert_eq!(
+            c.forms_for("anthropic/claude-sonnet-4-5"),
+            Forms::of(&[Family::Claude])
+        );
+        assert!(
+            c.forms_for("openrouter/deepseek/deepseek-v3.2")
+                .contains(Family::Claude)
+        );
+        assert!(
+            !c.forms_for("openrouter/qwen/qwen3-coder")
+                .contains(Family::Claude)
+        );
+        assert_eq!(c.forms_for("openai/gpt-5"), Forms::ALL);
+        let (all, w) = load(json!({"all_forms": true}));
+        assert!(w.is_empty());
+        assert_eq!(all.forms_for("anthropic/claude-sonnet-4-5"), Forms::ALL);
     }
 }

@@ -43,8 +43,13 @@ pub enum Reason {
     NoCall,
     /// The reply already holds a JSON tool request.
     JsonRequestPresent,
-    /// The only call is quoted (in a code fence, or not at the start of a line).
+    /// The only call is quoted: in code, raw HTML, invented results, a JSON string, a block
+    /// quote, a broken call's value, the middle of a line, or in a form the model does not
+    /// write.
     Quoted,
+    /// The call is copied from what the agent received (a tool result, a fetched page): the
+    /// model is quoting it.
+    Echoed,
     /// The call is cut off (no closing tag).
     Incomplete,
     /// The tool is not in the catalog.
@@ -82,6 +87,7 @@ impl Reason {
             Self::NoCall => "no_call",
             Self::JsonRequestPresent => "json_request_present",
             Self::Quoted => "quoted",
+            Self::Echoed => "echoed",
             Self::Incomplete => "incomplete",
             Self::UnknownTool => "unknown_tool",
             Self::MissingArgument => "missing_argument",
@@ -119,6 +125,10 @@ pub struct Decision {
         serialize_with = "family_code"
     )]
     pub family: Option<Family>,
+    /// For a translation: the text before the call as written (a residue word and the white
+    /// space before the call excluded), for hosts that show it beside the call.
+    #[serde(skip)]
+    pub prose: Option<String>,
 }
 
 fn family_code<S: serde::Serializer>(family: &Option<Family>, s: S) -> Result<S::Ok, S::Error> {
@@ -138,6 +148,7 @@ impl Decision {
             reason,
             retry_without_stops: false,
             family: None,
+            prose: None,
         }
     }
 }

@@ -45,6 +45,7 @@
 
 mod config;
 mod decision;
+mod echo;
 mod model_patterns;
 mod request;
 mod session;
@@ -53,14 +54,15 @@ mod translate;
 
 pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
 pub use ctb_guard::{FinishReason, ModelFamily};
-pub use ctb_invoke::Family;
+pub use ctb_invoke::{Family, Forms};
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
+pub use echo::{Echoes, MAX_ECHO_BYTES};
 pub use model_patterns::{MAX_PATTERN_LEN, ModelFamilies, ModelPatterns};
 pub use request::render_request;
 pub use session::{Session, SessionError, TurnPlan};
-pub use tool_call::{ToolCall, first_call};
-pub use translate::{MAX_REPLY_BYTES, holds_json_request, translate};
+pub use tool_call::{ToolCall, first_call, first_call_with};
+pub use translate::{Context, MAX_REPLY_BYTES, holds_json_request, translate, translate_with};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -133,17 +133,17 @@ pub(crate) fn default_family_patterns(family: ModelFamily) -> &'static [&'static
 }
 
 /// Which model family a covered model belongs to: per family, name patterns. The family picks
-/// the stop strings the provider is asked for ([`ModelFamily::end_of_call_stops`]); the
-/// grammar reads every family's call text whatever the model. A model no family's patterns
-/// match gets Claude's stops.
+/// the stop strings the provider is asked for ([`ModelFamily::end_of_call_stops`]) and the
+/// markup forms its replies are read for ([`ModelFamily::forms`]). A model no family's
+/// patterns match gets Claude's stops and is read for every form.
 ///
 /// ```
 /// use claude_tool_bridge::{Config, ModelFamily};
 ///
 /// let config = Config::default();
-/// assert_eq!(config.families.family_of("openrouter/z-ai/glm-4.7"), ModelFamily::Glm);
-/// assert_eq!(config.families.family_of("openrouter/moonshotai/kimi-k2"), ModelFamily::Kimi);
-/// assert_eq!(config.families.family_of("some/other-model"), ModelFamily::Claude);
+/// assert_eq!(config.families.family_of("openrouter/z-ai/glm-4.7"), Some(ModelFamily::Glm));
+/// assert_eq!(config.families.family_of("openrouter/moonshotai/kimi-k2"), Some(ModelFamily::Kimi));
+/// assert_eq!(config.families.family_of("some/other-model"), None);
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ModelFamilies {
@@ -152,12 +152,12 @@ pub struct ModelFamilies {
 }
 
 impl ModelFamilies {
-    /// The family of the model `name`: the first whose patterns match, else Claude.
-    pub fn family_of(&self, name: &str) -> ModelFamily {
+    /// The family of the model `name`: the first whose patterns match, if any.
+    pub fn family_of(&self, name: &str) -> Option<ModelFamily> {
         self.patterns
             .iter()
             .find(|(_, p)| p.matches(name))
-            .map_or(ModelFamily::Claude, |(f, _)| *f)
+            .map(|(f, _)| *f)
     }
 
     /// The patterns of `family`.

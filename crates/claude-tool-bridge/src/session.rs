@@ -30,11 +30,15 @@
 //! - at most two discards in a row: after that, until a usable reply arrives, what would have
 //!   been discarded goes to Agent Zero as it is ([`Reason::DiscardLimit`]).
 
+use std::sync::Arc;
+
 use ctb_guard::{ModelFamily, StopKind, StopOptions};
-use ctb_invoke::{Found, NoCall, Scanner};
+use ctb_invoke::{Forms, Found, NoCall, Scanner};
 
 use crate::translate::{Analysis, MAX_REPLY_BYTES, analyse, decide_found, guarded, strict_request};
-use crate::{Catalog, Config, Decision, FinishReason, Outcome, Reason, render_request};
+use crate::{
+    Catalog, Config, Context, Decision, Echoes, FinishReason, Outcome, Reason, render_request,
+};
 
 /// Discards allowed in a row before replies go through as they are.
 pub(crate) const MAX_DISCARDS_IN_ROW: u32 = 2;
@@ -87,6 +91,10 @@ struct Sent {
 #[derive(Debug, Clone, Default)]
 struct Turn {
     covered: bool,
+    /// The forms the model writes and what the agent received.
+    context: Context,
+    /// How much of the buffer is settled (see [`Session::advance`]).
+    settled: usize,
     /// The bridge stops actually sent with this request.
     sent: Sent,
     /// What [`Session::feed`] has received (up to [`MAX_REPLY_BYTES`]).
@@ -156,9 +164,10 @@ pub struct Session {
     /// Turns every bridge stop stays paused.
     pause_all: u32,
     discards_in_row: u32,
-    /// The last model name seen, whether it is covered and its family: an agent talks to one
-    /// model turn after turn, so its name is matched against the patterns once.
-    model: Option<(String, bool, ModelFamily)>,
+    /// The last model name seen, whether it is covered, the family whose stops it gets and
+    /// the forms it writes: an agent talks to one model turn after turn, so its name is
+    /// matched against the patterns once.
+    model: Option<(String, bool, ModelFamily, Forms)>,
 }
 
 impl Session {
@@ -179,15 +188,36 @@ impl Session {
         self.discards_in_row
     }
 
+    /// The text of the turn in progress that [`Session::feed`] or [`Session::advance`] took
+    /// (up to [`MAX_REPLY_BYTES`]; nothing for a model that is not covered).
+    pub fn received(&self) -> &str {
+        self.turn.as_ref().map_or("", |t| t.buffer.as_str())
+    }
+
     /// Starts a request for `model` whose own stop list is `model_stops`. Also call it
-    /// before asking again after a discard.
+    /// before asking again after a discard. The reply is read for the markup forms `model`'s
+    /// family writes (every form for a model no family's patterns match).
     pub fn begin_turn(&mut self, model: &str, model_stops: &[String]) -> TurnPlan {
-        let (covered, family) = match &self.model {
-            Some((name, covered, family)) if name == model => (*covered, *family),
+        self.begin_turn_with(model, model_stops, None)
+    }
+
+    /// [`Session::begin_turn`] with `echoes`, the texts the agent received in this
+    /// conversation (tool results, fetched pages): a call copied from them is left alone
+    /// ([`Reason::Echoed`]), and stops the stream neither.
+    pub fn begin_turn_with(
+        &mut self,
+        model: &str,
+        model_stops: &[String],
+        echoes: Option<Arc<Echoes>>,
+    ) -> TurnPlan {
+        let (covered, family, forms) = match &self.model {
+            Some((name, covered, family, forms)) if name == model => (*covered, *family, *forms),
             _ => {
-                let (covered, family) = (self.config.covers(model), self.config.family_of(model));
-                self.model = Some((model.to_owned(), covered, family));
-                (covered, family)
+                let covered = self.config.covers(model);
+                let family = self.config.family_of(model).unwrap_or(ModelFamily::Claude);
+                let forms = self.config.forms_for(model);
+                self.model = Some((model.to_owned(), covered, family, forms));
+                (covered, family, forms)
             }
         };
         let wanted = if covered {
@@ -216,9 +246,12 @@ impl Session {
             },
             loops: wanted.loops && family.loop_stops().iter().any(|s| has(s)),
         };
+        let context = Context { forms, echoes };
         self.turn = Some(Turn {
             covered,
             sent,
+            scanner: context.scanner(),
+            context,
             done: !covered || !self.config.early_stop,
             ..Turn::default()
         });
@@ -255,6 +288,48 @@ impl Session {
             return None;
         }
         turn.look(catalog)
+    }
+
+    /// [`Session::feed`] for a host that passes the text on as it arrives: every delta is
+    /// scanned, and the answer also says how much of the text fed so far is settled, in bytes:
+    /// no call of this reply can include it, and it is not the residue word or the white space
+    /// right before one. It never decreases, and when the reply is translated the decision's
+    /// [`Decision::prose`] starts with it, so a host can hand the settled text on at once and
+    /// hold back only the rest. For a model that is not covered everything is settled.
+    pub fn advance(&mut self, delta: &str, catalog: &Catalog) -> (Option<String>, usize) {
+        let Some(turn) = self.turn.as_mut() else {
+            return (None, 0);
+        };
+        if !turn.covered {
+            // Nothing of an uncovered model's reply is held back.
+            turn.settled += delta.len();
+            return (None, turn.settled);
+        }
+        let stop = if turn.done {
+            let room = MAX_REPLY_BYTES - turn.buffer.len();
+            if room > 0 {
+                let mut take = delta.len().min(room);
+                while !delta.is_char_boundary(take) {
+                    take -= 1;
+                }
+                turn.buffer.push_str(&delta[..take]);
+                if turn.early.is_none() {
+                    let _ = turn.scanner.advance(&turn.buffer);
+                }
+            }
+            None
+        } else if delta.len() > MAX_REPLY_BYTES - turn.buffer.len() {
+            turn.feed_last(delta, catalog)
+        } else {
+            turn.buffer.push_str(delta);
+            turn.look(catalog)
+        };
+        let now = match &turn.early {
+            Some((_, d)) => d.prose.as_ref().map_or(0, String::len),
+            None => turn.scanner.settled(&turn.buffer),
+        };
+        turn.settled = turn.settled.max(now);
+        (stop, turn.settled)
     }
 
     /// Decides what to do with the finished reply (the text [`Session::feed`] returned when
@@ -316,6 +391,7 @@ impl Session {
                     reason,
                     retry_without_stops,
                     family: None,
+                    prose: None,
                 }
             }
         };
@@ -359,7 +435,7 @@ impl Session {
                     in_parameter,
                     call_end,
                     ..
-                } = analyse(&completed, catalog);
+                } = analyse(&completed, catalog, &turn.context);
                 if call_end == Some(completed.len()) {
                     if decision.outcome == Outcome::Translated {
                         return Decision {
@@ -466,7 +542,7 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
         return None;
     }
     let text = &turn.buffer[..cut];
-    let decision = decide_found(text, text.len(), found, catalog).decision;
+    let decision = decide_found(text, text.len(), found, catalog, &turn.context).decision;
     if decision.outcome != Outcome::Translated {
         // The call would be left alone: let the reply run, a correction may follow.
         return None;
@@ -479,14 +555,14 @@ fn early_stop_for(turn: &mut Turn, catalog: &Catalog) -> Option<String> {
 fn resume_or_analyse(turn: &Turn, reply: &str, catalog: &Catalog) -> Analysis {
     let fed = turn.buffer.len();
     if fed == 0 || fed >= MAX_REPLY_BYTES || reply.len() > MAX_REPLY_BYTES {
-        return analyse(reply, catalog);
+        return analyse(reply, catalog, &turn.context);
     }
     if reply.as_bytes().get(..fed) != Some(turn.buffer.as_bytes()) {
-        return analyse(reply, catalog);
+        return analyse(reply, catalog, &turn.context);
     }
     let mut scanner = turn.scanner.clone();
     let found = scanner.finish(reply);
-    decide_found(reply, reply.len(), found, catalog)
+    decide_found(reply, reply.len(), found, catalog, &turn.context)
 }
 
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of
@@ -508,5 +584,6 @@ fn prose_decision(text: &str) -> Decision {
         reason: Reason::Prose,
         retry_without_stops: false,
         family: None,
+        prose: None,
     }
 }

@@ -2,12 +2,12 @@
 
 use std::ops::Range;
 
-use ctb_invoke::{Family, Found, NoCall, Scanner};
+use ctb_invoke::{Family, Found, NoCall};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::translate::{build_call, window};
-use crate::{Catalog, Reason};
+use crate::{Catalog, Context, Reason};
 
 /// A tool call read from a reply, in no host's request format: the family it was written in,
 /// the tool, the arguments typed by the catalog, the prose before it and where it is.
@@ -50,8 +50,18 @@ fn family_code<S: serde::Serializer>(family: &Family, s: S) -> Result<S::Ok, S::
 /// assert_eq!(call.prose, "Checking.");
 /// ```
 pub fn first_call(reply: &str, catalog: &Catalog) -> Result<ToolCall, Reason> {
+    first_call_with(reply, catalog, &Context::default())
+}
+
+/// [`first_call`] in a [`Context`]: only the forms the model writes are calls, and a call
+/// copied from what the agent received is not one ([`Reason::Echoed`]).
+pub fn first_call_with(
+    reply: &str,
+    catalog: &Catalog,
+    context: &Context,
+) -> Result<ToolCall, Reason> {
     let read = window(reply);
-    let mut scanner = Scanner::new();
+    let mut scanner = context.scanner();
     let found = if read.len() < reply.len() {
         scanner.advance(read)
     } else {
@@ -64,6 +74,13 @@ pub fn first_call(reply: &str, catalog: &Catalog) -> Result<ToolCall, Reason> {
         Found::Nothing(NoCall::NoTags) if read.len() == reply.len() => return Err(Reason::NoCall),
         _ => return Err(Reason::TooLarge),
     };
+    if context
+        .echoes
+        .as_ref()
+        .is_some_and(|e| e.contains(&reply[call.head..call.end]))
+    {
+        return Err(Reason::Echoed);
+    }
     let built = build_call(reply, &call, catalog)?;
     Ok(ToolCall {
         family: call.family,

@@ -1,13 +1,15 @@
 //! One reply in, one decision out: the stateless translation of the first native call.
 
+use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
-use ctb_invoke::{Args, Call, Found, NoCall, Param, Scanner};
+use ctb_invoke::{Args, Call, Forms, Found, NoCall, Param, Scanner};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
 
 use crate::request::{default_headline, request};
-use crate::{Catalog, Decision, Outcome, Reason, render_request};
+use crate::{Catalog, Config, Decision, Echoes, Outcome, Reason, render_request};
 
 /// The most of a reply the bridge reads: a call must be complete within the first
 /// `MAX_REPLY_BYTES` bytes (streamed or not), and a longer reply without one is left alone
@@ -17,8 +19,61 @@ pub const MAX_REPLY_BYTES: usize = 4 << 20;
 /// How many `{` positions are tried when looking for a JSON tool request.
 const MAX_JSON_PROBES: usize = 8;
 
+/// What the bridge knows about a reply besides its text: the markup forms its model writes
+/// (a call in another form is a quotation) and what the agent received (a call copied from
+/// there is an echo). The default reads every form and knows of no echoes.
+///
+/// ```
+/// use claude_tool_bridge::{Catalog, Config, Context, Outcome, Reason, translate_with};
+///
+/// // A Claude model quoting Qwen's documentation: Qwen's syntax is a quotation for it.
+/// let reply = "The Qwen docs show:\n<tool_call>\n{\"name\": \"search_engine\", \
+///              \"arguments\": {\"query\": \"x\"}}\n</tool_call>";
+/// let claude = Context::for_model(&Config::default(), "anthropic/claude-sonnet-4-5");
+/// let d = translate_with(reply, &Catalog::agent_zero(), &claude);
+/// assert_eq!((d.outcome, d.reason), (Outcome::Untouched, Reason::Quoted));
+/// let qwen = Context::for_model(&Config::default(), "openrouter/qwen/qwen3-coder");
+/// assert_eq!(translate_with(reply, &Catalog::agent_zero(), &qwen).outcome, Outcome::Translated);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The markup forms the reply is read for.
+    pub forms: Forms,
+    /// What the agent received, when known.
+    pub echoes: Option<Arc<Echoes>>,
+}
+
+impl Context {
+    /// The context of a reply by `model` under `config`: the forms its family writes (every
+    /// form when no family's patterns match the name), no echoes.
+    pub fn for_model(config: &Config, model: &str) -> Self {
+        Self {
+            forms: config.forms_for(model),
+            echoes: None,
+        }
+    }
+
+    /// The same context with `echoes`, the texts the agent received.
+    #[must_use]
+    pub fn with_echoes(mut self, echoes: Arc<Echoes>) -> Self {
+        self.echoes = Some(echoes);
+        self
+    }
+
+    /// A scanner for this context's forms.
+    pub(crate) fn scanner(&self) -> Scanner {
+        Scanner::with_forms(self.forms)
+    }
+
+    /// Whether `markup` is copied from what the agent received.
+    fn echoes(&self, markup: &str) -> bool {
+        self.echoes.as_ref().is_some_and(|e| e.contains(markup))
+    }
+}
+
 /// Decides what Agent Zero should see for `reply`: the first complete native call translated
-/// into a JSON tool request, or the reply untouched with the reason.
+/// into a JSON tool request, or the reply untouched with the reason. Every markup form is
+/// read; [`translate_with`] takes the model's forms and the echoes into account.
 ///
 /// This is the pure translation; finish reasons, stop strings, loops and prose answers are
 /// handled by [`Session`](crate::Session). It never panics: an internal failure leaves the
@@ -39,7 +94,13 @@ const MAX_JSON_PROBES: usize = 8;
 /// assert_eq!(req["thoughts"][0], "Checking the disk.");
 /// ```
 pub fn translate(reply: &str, catalog: &Catalog) -> Decision {
-    guarded(reply, || analyse(reply, catalog).decision)
+    translate_with(reply, catalog, &Context::default())
+}
+
+/// [`translate`] in a [`Context`]: only the markup forms the model writes are calls, and a call
+/// copied from what the agent received is left alone ([`Reason::Echoed`]).
+pub fn translate_with(reply: &str, catalog: &Catalog, context: &Context) -> Decision {
+    guarded(reply, || analyse(reply, catalog, context).decision)
 }
 
 /// Runs `f`, turning a panic into "leave `reply` alone" ([`Reason::InternalError`]).
@@ -61,7 +122,7 @@ pub(crate) struct Analysis {
 }
 
 /// Scans `reply` (the part of it the bridge reads, see [`MAX_REPLY_BYTES`]) and decides.
-pub(crate) fn analyse(reply: &str, catalog: &Catalog) -> Analysis {
+pub(crate) fn analyse(reply: &str, catalog: &Catalog, context: &Context) -> Analysis {
     // A reply that is exactly one JSON request is Agent Zero's own format: no line of strict
     // JSON can start a call, so nothing needs scanning.
     if reply.len() <= MAX_REPLY_BYTES && strict_request(reply) == Some(true) {
@@ -73,14 +134,14 @@ pub(crate) fn analyse(reply: &str, catalog: &Catalog) -> Analysis {
         };
     }
     let window = window(reply);
-    let mut scanner = Scanner::new();
+    let mut scanner = context.scanner();
     let found = if window.len() < reply.len() {
         // Cut at the cap, the text is a reply still arriving: nothing past the cap decides.
         scanner.advance(window)
     } else {
         scanner.finish(window)
     };
-    decide_found(reply, window.len(), found, catalog)
+    decide_found(reply, window.len(), found, catalog, context)
 }
 
 /// The part of `reply` the bridge reads: all of it, or its first [`MAX_REPLY_BYTES`] bytes.
@@ -98,6 +159,7 @@ pub(crate) fn decide_found(
     read: usize,
     found: Found<'_>,
     catalog: &Catalog,
+    context: &Context,
 ) -> Analysis {
     let windowed = read < reply.len();
     let untouched = |reason| Analysis {
@@ -124,6 +186,13 @@ pub(crate) fn decide_found(
         }
         _ => return untouched(Reason::TooLarge),
     };
+    // A call copied from what the agent received is the model quoting it.
+    if context.echoes(&reply[call.head..call.end]) {
+        return Analysis {
+            call_end: Some(call.end),
+            ..untouched(Reason::Echoed)
+        };
+    }
     let request = match build_request(reply, &call, catalog) {
         Ok(request) => request,
         Err(reason) => {
@@ -133,22 +202,23 @@ pub(crate) fn decide_found(
             };
         }
     };
-    // A JSON request outside the call wins: Agent Zero (or its context doctor) reads it. When
-    // the stream is stopped at the end of the call, one written after it never arrives. JSON
-    // inside the call is a value's text, not a request.
-    let decision =
-        if holds_json_request(&reply[..call.start]) || holds_json_request(&reply[call.end..read]) {
-            Decision::untouched(reply, Reason::JsonRequestPresent)
-        } else {
-            Decision {
-                outcome: Outcome::Translated,
-                reply: render_request(&request),
-                request: Some(request),
-                reason: Reason::Translated,
-                retry_without_stops: false,
-                family: Some(call.family),
-            }
-        };
+    // A JSON request around the call wins: Agent Zero (or its context doctor) reads it,
+    // whether it comes before or after the call or its strings enclose it. When the stream is
+    // stopped at the end of the call, one written after it never arrives. JSON inside the call
+    // is a value's text, not a request.
+    let decision = if holds_json_request_around(&reply[..read], call.start..call.end) {
+        Decision::untouched(reply, Reason::JsonRequestPresent)
+    } else {
+        Decision {
+            outcome: Outcome::Translated,
+            reply: render_request(&request),
+            request: Some(request),
+            reason: Reason::Translated,
+            retry_without_stops: false,
+            family: Some(call.family),
+            prose: Some(reply[..call.prose_end].to_owned()),
+        }
+    };
     Analysis {
         decision,
         in_parameter: false,
@@ -170,6 +240,13 @@ fn json_or(reply: &str, otherwise: Reason) -> Reason {
 /// `{`) with a non-empty `tool_name` (or the older `tool`). Tries the first `{` and the `{`s
 /// that start a line, a bounded number of them.
 pub fn holds_json_request(text: &str) -> bool {
+    holds_json_request_around(text, 0..0)
+}
+
+/// [`holds_json_request`] for a text holding a call at `call`: a request may start before the
+/// call (its strings may enclose it) or after it, but not inside it (JSON there is a value's
+/// text).
+pub(crate) fn holds_json_request_around(text: &str, call: Range<usize>) -> bool {
     // Every request has a `tool_name` (or `tool`) key: without the word there is nothing to
     // parse.
     if memchr::memmem::find(text.as_bytes(), b"tool").is_none() {
@@ -180,8 +257,12 @@ pub fn holds_json_request(text: &str) -> bool {
     }
     let mut probes = 0;
     let mut from = 0;
-    while let Some(off) = text[from..].find('{') {
+    while let Some(off) = memchr::memchr(b'{', &text.as_bytes()[from..]) {
         let at = from + off;
+        if call.contains(&at) {
+            from = call.end;
+            continue;
+        }
         // Only the blank run before the `{` is read back (runs of distinct `{`s do not
         // overlap), so a long line full of braces stays linear.
         let starts_line = text[..at]

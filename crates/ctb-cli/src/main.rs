@@ -8,18 +8,21 @@ mod config_file;
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use claude_tool_bridge::{Catalog, Config, FinishReason, Session};
+use claude_tool_bridge::{Catalog, Config, Echoes, FinishReason, Session};
 use serde_json::{Value, json};
 
 const USAGE: &str = "usage:
-  ctb translate [--tools PATH]... [--config PATH] [--model NAME]
+  ctb translate [--tools PATH]... [--echo PATH]... [--config PATH] [--model NAME]
                 [--finish-reason stop|stop_sequence|max_tokens|unknown] [REPLY|-]
       Decide what Agent Zero should see for a reply, as the plugin would for the model
-      NAME (its family's stop strings; a Claude model by default); prints
+      NAME (its family's stop strings and markup forms; a Claude model by default); prints
       {\"outcome\", \"reply\", \"request\", \"reason\", \"family\"}. Without --tools, Agent Zero's
       built-in tools are the catalog. --tools takes JSON tool definitions or Agent Zero
-      prompt text (told apart by content) and may repeat.
+      prompt text (told apart by content) and may repeat. --echo names a text the agent
+      received (a tool result, a fetched page; may repeat): a call copied from it is left
+      alone (reason echoed).
   ctb scan [REPLY|-]
       Show what the grammar finds: the first call, its raw parameters, where the prose ends.
   ctb repair [FILE|-]
@@ -90,6 +93,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
 #[derive(Default)]
 struct Opts {
     tools: Vec<String>,
+    echoes: Vec<String>,
     config: Option<String>,
     model: Option<String>,
     finish: Option<String>,
@@ -119,6 +123,7 @@ fn parse_opts(args: &[String], allowed: &[&str], takes_input: bool) -> Result<Op
             };
             match flag {
                 "--tools" => o.tools.push(value),
+                "--echo" => o.echoes.push(value),
                 "--config" => o.config = Some(value),
                 "--model" => o.model = Some(value),
                 "--finish-reason" => o.finish = Some(value),
@@ -198,15 +203,26 @@ const DEFAULT_MODEL: &str = "anthropic/claude-sonnet-4-5";
 fn translate(args: &[String]) -> Result<(), Failure> {
     let o = parse_opts(
         args,
-        &["--tools", "--config", "--model", "--finish-reason"],
+        &[
+            "--tools",
+            "--echo",
+            "--config",
+            "--model",
+            "--finish-reason",
+        ],
         true,
     )?;
     let finish = parse_finish(o.finish.as_deref())?;
     let config = load_config(o.config.as_deref())?;
     let catalog = load_catalog(&o.tools)?;
+    let mut echoes = Echoes::new();
+    for path in &o.echoes {
+        echoes.add(&read_file(path)?);
+    }
     let reply = read_input(o.input.as_deref())?;
     let mut session = Session::new(config);
-    session.begin_turn(o.model.as_deref().unwrap_or(DEFAULT_MODEL), &[]);
+    let model = o.model.as_deref().unwrap_or(DEFAULT_MODEL);
+    session.begin_turn_with(model, &[], (!o.echoes.is_empty()).then(|| Arc::new(echoes)));
     let decision = session
         .finish(&reply, finish, &catalog)
         .map_err(|e| Failure(format!("internal error: {e}"), 1))?;

@@ -17,9 +17,10 @@
 //! ```
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
-use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Session};
+use claude_tool_bridge::{Catalog, Config, Decision, Echoes, FinishReason, Outcome, Session};
 use ctb_testkit::files::{Conversation, ReplyFile};
 use ctb_testkit::{Rng, provider_cut, random_chunks};
 
@@ -48,13 +49,15 @@ pub struct ReplyFixture {
     pub expect_reason: String,
     /// The model the reply is run as.
     pub model: String,
+    /// What the agent received before the reply, when the sidecar names texts.
+    pub echoes: Option<Arc<Echoes>>,
 }
 
 impl ReplyFixture {
     /// Runs the fixture through a fresh session with the default configuration.
     pub fn run(&self) -> Decision {
         let mut session = Session::new(Config::default());
-        let _ = session.begin_turn(&self.model, &[]);
+        let _ = session.begin_turn_with(&self.model, &[], self.echoes.clone());
         session
             .finish(&self.reply, self.finish, &self.catalog)
             .expect("a turn was begun")
@@ -70,7 +73,19 @@ pub fn load_replies(dir: &Path) -> Result<Vec<ReplyFixture>, String> {
 }
 
 fn fixture(dir: &Path, f: ReplyFile) -> Result<ReplyFixture, String> {
+    let echoes = if f.echoes.is_empty() {
+        None
+    } else {
+        let mut echoes = Echoes::new();
+        for rel in &f.echoes {
+            let text = std::fs::read_to_string(dir.join(rel))
+                .map_err(|e| format!("{}: echoes: {rel}: {e}", f.name))?;
+            echoes.add(&text);
+        }
+        Some(Arc::new(echoes))
+    };
     Ok(ReplyFixture {
+        echoes,
         catalog: catalog(dir, &f.tools).map_err(|e| format!("{}: tools: {e}", f.name))?,
         finish: FinishReason::from_name(&f.finish),
         note: f.note,
@@ -151,8 +166,21 @@ pub fn stream_reply(
     catalog: &Catalog,
     decide: bool,
 ) -> (Option<String>, Option<Decision>) {
+    stream_reply_with(model, None, pieces, whole, finish, catalog, decide)
+}
+
+/// [`stream_reply`] with `echoes`, the texts the agent received.
+pub fn stream_reply_with(
+    model: &str,
+    echoes: Option<Arc<Echoes>>,
+    pieces: &[&str],
+    whole: &str,
+    finish: FinishReason,
+    catalog: &Catalog,
+    decide: bool,
+) -> (Option<String>, Option<Decision>) {
     let mut session = Session::new(Config::default());
-    session.begin_turn(model, &[]);
+    session.begin_turn_with(model, &[], echoes);
     let mut stopped = None;
     for piece in pieces {
         if let Some(text) = session.feed(piece, catalog) {
@@ -171,7 +199,18 @@ pub fn stream_reply(
 
 /// The decision on `text` given whole to a fresh session for `model` (default settings).
 pub fn batch_reply(model: &str, text: &str, finish: FinishReason, catalog: &Catalog) -> Decision {
-    stream_reply(model, &[], text, finish, catalog, true)
+    batch_reply_with(model, None, text, finish, catalog)
+}
+
+/// [`batch_reply`] with `echoes`, the texts the agent received.
+pub fn batch_reply_with(
+    model: &str,
+    echoes: Option<Arc<Echoes>>,
+    text: &str,
+    finish: FinishReason,
+    catalog: &Catalog,
+) -> Decision {
+    stream_reply_with(model, echoes, &[], text, finish, catalog, true)
         .1
         .unwrap_or_else(|| Decision::untouched(text, claude_tool_bridge::Reason::InternalError))
 }

@@ -268,6 +268,23 @@ impl ModelFamily {
         }
     }
 
+    /// The markup forms the family's models write: a reply by one of them is read for these
+    /// only, and another family's syntax in it is a quotation. MiniMax and DeepSeek also write
+    /// Claude's form.
+    pub fn forms(self) -> ctb_invoke::Forms {
+        use ctb_invoke::{Family as F, Forms};
+        match self {
+            ModelFamily::Claude => Forms::of(&[F::Claude]),
+            ModelFamily::MiniMax => Forms::of(&[F::MiniMax, F::Claude]),
+            ModelFamily::DeepSeek => Forms::of(&[F::DeepSeekDsml, F::DeepSeek, F::Claude]),
+            ModelFamily::Qwen => Forms::of(&[F::Qwen3Coder, F::Hermes]),
+            ModelFamily::Glm => Forms::of(&[F::Glm]),
+            ModelFamily::Kimi => Forms::of(&[F::Kimi]),
+            ModelFamily::GptOss => Forms::of(&[F::Harmony]),
+            ModelFamily::Grok => Forms::of(&[F::Grok]),
+        }
+    }
+
     /// The loop stops: Claude's three (the others' loops are caught by compression).
     pub fn loop_stops(self) -> &'static [&'static str] {
         match self {

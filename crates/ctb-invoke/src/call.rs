@@ -87,6 +87,72 @@ impl std::fmt::Display for Family {
     }
 }
 
+/// A set of markup forms: the forms a reply is read for. A call written in a form outside the
+/// set is a quotation (a Claude model quoting Qwen's documentation), not a call.
+///
+/// ```
+/// use ctb_invoke::{Family, Forms};
+/// let claude = Forms::of(&[Family::Claude]);
+/// assert!(claude.contains(Family::Claude) && !claude.contains(Family::Hermes));
+/// assert!(Forms::ALL.contains(Family::Harmony));
+/// assert_eq!(claude.with(Family::Hermes).iter().count(), 2);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Forms(u32);
+
+impl Forms {
+    /// Every form.
+    pub const ALL: Forms = Forms((1 << Family::ALL.len()) - 1);
+    /// No form.
+    pub const NONE: Forms = Forms(0);
+
+    /// The set of `families`.
+    pub const fn of(families: &[Family]) -> Forms {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < families.len() {
+            bits |= 1 << families[i] as u32;
+            i += 1;
+        }
+        Forms(bits)
+    }
+
+    /// Whether `family` is in the set.
+    pub const fn contains(self, family: Family) -> bool {
+        self.0 & (1 << family as u32) != 0
+    }
+
+    /// The set with `family` added.
+    #[must_use]
+    pub const fn with(self, family: Family) -> Forms {
+        Forms(self.0 | 1 << family as u32)
+    }
+
+    /// The set with every form of `other` added.
+    #[must_use]
+    pub const fn union(self, other: Forms) -> Forms {
+        Forms(self.0 | other.0)
+    }
+
+    /// The forms in the set, in [`Family::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = Family> {
+        Family::ALL.into_iter().filter(move |f| self.contains(*f))
+    }
+}
+
+impl Default for Forms {
+    /// Every form.
+    fn default() -> Self {
+        Forms::ALL
+    }
+}
+
+impl std::fmt::Debug for Forms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
 /// One argument of a call, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param<'a> {
@@ -125,6 +191,9 @@ pub struct Call<'a> {
     /// Byte offset of the call's first byte (the wrapper tag or first token when there is
     /// one).
     pub start: usize,
+    /// Byte offset of the call element's own first byte (`<invoke`, `<function=`, the JSON
+    /// object of a Hermes call...): `start`, or the first byte after a wrapper's opening tag.
+    pub head: usize,
     /// Byte offset just past the call's end (`</invoke>`, `</function>`, `</tool_call>`,
     /// `<|tool_call_end|>`, ...); a wrapper's closing tag, if any, is in the tail.
     pub end: usize,
@@ -223,6 +292,8 @@ enum State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Parser {
     start: usize,
+    /// Where the call element itself starts (after a wrapper).
+    head: usize,
     how: Start,
     family: Family,
     state: State,
@@ -244,6 +315,7 @@ impl Parser {
         };
         Self {
             start,
+            head: start,
             how,
             family: Family::Claude,
             state,
@@ -253,6 +325,16 @@ impl Parser {
 
     pub(crate) fn start(&self) -> usize {
         self.start
+    }
+
+    /// How the candidate started.
+    pub(crate) fn how(&self) -> Start {
+        self.how
+    }
+
+    /// The markup family read so far (final once the call is complete).
+    pub(crate) fn family(&self) -> Family {
+        self.family
     }
 
     /// Whether the parser is inside a parameter value.
@@ -293,7 +375,10 @@ impl Parser {
                     }
                     match body.handoff() {
                         // Step-3's tokens are read: Claude's form follows.
-                        Some(at) => State::InvokeTag(TagEnd::open(at)),
+                        Some(at) => {
+                            self.head = at;
+                            State::InvokeTag(TagEnd::open(at))
+                        }
                         None => return self.settle(step),
                     }
                 }
@@ -324,6 +409,7 @@ impl Parser {
                     let Some(at) = skip_ws(b, pos, meter) else {
                         return Step::Pending;
                     };
+                    self.head = at;
                     match b[at] {
                         b'<' => match starts_with(b, at, qwen::FUNCTION_OPEN, meter) {
                             Poll::Pending => return Step::Pending,
@@ -476,6 +562,7 @@ impl Parser {
             args,
             prose_end: self.start,
             start: self.start,
+            head: self.head,
             end,
             residue: None,
         }

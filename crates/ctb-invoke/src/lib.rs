@@ -40,9 +40,10 @@ mod json_call;
 mod lex;
 mod qwen;
 mod scan;
+mod structure;
 mod tag;
 pub mod vocab;
 
-pub use call::{Args, Call, Family, Param};
+pub use call::{Args, Call, Family, Forms, Param};
 pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

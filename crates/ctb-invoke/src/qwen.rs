@@ -11,7 +11,7 @@ use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child};
 
 /// The opening of the call element.
 pub(crate) const FUNCTION_OPEN: &str = "<function=";
-const FUNCTION_CLOSE: &str = "</function>";
+pub(crate) const FUNCTION_CLOSE: &str = "</function>";
 const PARAM_OPEN: &str = "<parameter=";
 const PARAM_CLOSE: &str = "</parameter>";
 

@@ -2,18 +2,21 @@
 
 use nom::Parser as _;
 
-use crate::call::{Call, Parser, Start, Step};
+use crate::call::{Call, Forms, Parser, Start, Step};
 use crate::lex::Meter;
+use crate::structure::{Marker, Structure, indent_cols};
 use crate::tag;
-use crate::vocab::{CALL_TAG_NAMES, RESIDUE_WORDS, START_TOKENS, is_wrapper};
+use crate::vocab::{CALL_TAG_NAMES, END_TOKENS, RESIDUE_WORDS, START_TOKENS, is_wrapper};
 
 /// Why a text holds no call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NoCall {
-    /// No call tag at the start of any line outside a code fence.
+    /// No call tag at the start of any line of the reply's own text.
     NoTags,
-    /// Call tags only where they are quoted: inside a code fence or in the middle of a line.
+    /// Call tags only where they are quoted: in code, raw HTML, invented results, a JSON
+    /// string, a block quote, the value of a broken call, in the middle of a line, or in a
+    /// form the reply is not read for.
     Quoted,
     /// The hard cap on work per reply was reached before a call was found.
     WorkLimit,
@@ -95,8 +98,10 @@ pub struct Scanner {
     gt_seen: bool,
     /// What the line is, once classified.
     kind: LineKind,
-    /// Inside a code fence: its character and run length.
-    fence: Option<(u8, usize)>,
+    /// Where each line stands: the reply's own text, or quoted.
+    structure: Structure,
+    /// The markup forms read; a complete call in another form is a quotation.
+    forms: Forms,
     /// A call that started and has not been decided.
     candidate: Option<Candidate>,
     /// Call tags were seen where they are quoted.
@@ -159,8 +164,6 @@ enum LineKind {
     /// Not classified yet.
     #[default]
     Fresh,
-    /// A fence line: decided when it is complete.
-    Fence,
     /// Not a call start: when complete, it is only checked for quoted call tags.
     Ordinary,
 }
@@ -170,6 +173,8 @@ struct Candidate {
     parser: Parser,
     /// Start of the line the call starts on.
     line: usize,
+    /// One past the furthest byte this candidate has examined.
+    reach: usize,
 }
 
 /// How many bytes of a line's start (after up to four bytes of indent) tell whether a call
@@ -187,9 +192,25 @@ fn budget(len: usize) -> usize {
 }
 
 impl Scanner {
-    /// A scanner at the start of a reply.
+    /// A scanner at the start of a reply, reading every markup form.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A scanner that reads only `forms`: a complete call in another form is a quotation.
+    ///
+    /// ```
+    /// use ctb_invoke::{Family, Forms, Found, NoCall, Scanner};
+    /// let hermes = "Qwen writes:\n<tool_call>\n{\"name\": \"x\", \"arguments\": {}}\n</tool_call>";
+    /// let claude_only = Forms::of(&[Family::Claude]);
+    /// assert_eq!(Scanner::with_forms(claude_only).finish(hermes), Found::Nothing(NoCall::Quoted));
+    /// assert!(matches!(Scanner::new().finish(hermes), Found::Call(_)));
+    /// ```
+    pub fn with_forms(forms: Forms) -> Self {
+        Self {
+            forms,
+            ..Self::default()
+        }
     }
 
     /// Bytes examined so far (each examination counted): line classification, every parser
@@ -203,6 +224,44 @@ impl Scanner {
     /// `text[..max(call.end, reach)]` as a whole reply.
     pub fn reach(&self) -> usize {
         self.meter.reach
+    }
+
+    /// How many bytes at the start of `text` (the text last scanned) are settled: no call of
+    /// the reply can include them, and they are not the residue word or white space that may
+    /// stand right before a call (a trailing word that a residue word may still become is held
+    /// back too). Once a call is found, its prose. Never more than the prose of the call the
+    /// reply turns out to hold, so a host may pass settled text on as it arrives.
+    ///
+    /// ```
+    /// use ctb_invoke::Scanner;
+    /// let mut s = Scanner::new();
+    /// let text = "Listing.\ncourt\n<invoke name=\"x\">";
+    /// s.advance(text);
+    /// assert_eq!(&text[..s.settled(text)], "Listing.");
+    /// ```
+    pub fn settled(&self, text: &str) -> usize {
+        if let Some((parser, end)) = &self.found {
+            return finish_call(text, parser.call(text, *end)).prose_end;
+        }
+        let upto = match &self.candidate {
+            Some(c) => c.line,
+            None if self.kind == LineKind::Ordinary && self.candidate.is_none() => {
+                // A line that starts no call: all of it that has arrived but its last word.
+                text.len()
+            }
+            None => self.line,
+        };
+        let mut head = text[..upto.min(text.len())].trim_end();
+        let word = head.len()
+            - head
+                .bytes()
+                .rev()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
+        if RESIDUE_WORDS.iter().any(|w| w.starts_with(&head[word..])) {
+            head = head[..word].trim_end();
+        }
+        head.len()
     }
 
     /// Scans `text` (everything received so far) as a reply that may still grow.
@@ -237,12 +296,32 @@ impl Scanner {
                 return Found::Nothing(NoCall::WorkLimit);
             }
             if let Some(c) = &mut self.candidate {
-                match c.parser.run(text, &mut self.meter) {
+                let outer = self.meter.reach;
+                self.meter.reach = c.reach;
+                let step = c.parser.run(text, &mut self.meter);
+                c.reach = self.meter.reach;
+                self.meter.reach = outer.max(c.reach);
+                match step {
                     Step::Pending => {
                         return Found::Incomplete {
                             start: c.parser.start(),
                             in_parameter: c.parser.in_parameter(),
                         };
+                    }
+                    Step::Done(end) if !self.forms.contains(c.parser.family()) => {
+                        // A form the reply is not read for: the whole call is quoted text.
+                        let Some(c) = self.candidate.take() else {
+                            unreachable!("a candidate was run")
+                        };
+                        self.quoted = true;
+                        self.structure.skip(c.parser.start(), end);
+                        let back = &b[c.line..end];
+                        self.meter.work += back.len();
+                        let line =
+                            memchr::memrchr(b'\n', back).map_or(c.line, |nl| c.line + nl + 1);
+                        self.next_line(line);
+                        self.kind = LineKind::Ordinary;
+                        continue;
                     }
                     Step::Done(end) => {
                         let Some(Candidate { parser, .. }) = self.candidate.take() else {
@@ -254,15 +333,31 @@ impl Scanner {
                         return Found::Call(call);
                     }
                     Step::Failed(at) => {
-                        let own_line = c.line;
-                        self.candidate = None;
-                        self.resume_after_failure(text, own_line, at);
+                        let Some(c) = self.candidate.take() else {
+                            unreachable!("a candidate was run")
+                        };
+                        // A candidate that read into later lines before it broke is a malformed
+                        // call: what it enclosed is its text, up to the tag that balances its
+                        // opening one.
+                        let own = &b[c.line..c.reach.min(b.len())];
+                        self.meter.work += own.len();
+                        if memchr::memchr(b'\n', own).is_some_and(|nl| c.line + nl + 1 < c.reach) {
+                            let (marker, depth) =
+                                region_marker(text, c.parser.start(), c.parser.how());
+                            self.structure.broken(c.parser.start(), marker, depth);
+                            self.quoted = true;
+                        }
+                        self.resume_after_failure(text, c.line, at);
                         continue;
                     }
                 }
             }
             if self.line >= text.len() {
                 return self.nothing();
+            }
+            if self.kind == LineKind::Fresh {
+                // Where the line stands depends on every line before it.
+                self.structure.catch_up(b, self.line, &mut self.meter);
             }
             if self.eol.is_none() {
                 let from = self.eol_from;
@@ -304,6 +399,7 @@ impl Scanner {
                         self.candidate = Some(Candidate {
                             parser: Parser::new(start, how),
                             line: self.line,
+                            reach: start,
                         });
                         // Should the candidate fail on its own line, the rest of the line is
                         // ordinary text.
@@ -316,14 +412,13 @@ impl Scanner {
                     }
                     continue;
                 }
-                LineKind::Fence if complete => self.close_fence_line(line),
                 LineKind::Ordinary if complete => {
                     self.meter.work += line.len();
                     if mentions_call(line) {
                         self.quoted = true;
                     }
                 }
-                LineKind::Fence | LineKind::Ordinary => return self.nothing(),
+                LineKind::Ordinary => return self.nothing(),
             }
             self.next_line(line_end + 1);
         }
@@ -368,16 +463,15 @@ impl Scanner {
     }
 
     /// Whether the current line, complete up to `eol`, is plain ordinary text: not the reply's
-    /// first line (which may start mid-tag), no fence, DeepSeek name or tag at its start, no
-    /// `<` or `:` in it. Classifying such a line finds nothing, so it is passed over.
+    /// first line (which may start mid-tag), no DeepSeek name at its start, no `<` or `:` in
+    /// it. Classifying such a line finds nothing, so it is passed over.
     fn is_plain_line(&mut self, text: &str, eol: usize) -> bool {
         if self.line == 0 {
             return false;
         }
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent(&text[self.line..eol]));
-        !matches!(first, Some(b'`' | b'~' | 0xEF))
-            && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
+        first != Some(&0xEF) && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
@@ -412,11 +506,8 @@ impl Scanner {
         let body = &line[indent..];
         let head = &body[..floor_char_boundary(body, LINE_HEAD)];
         self.meter.work += head_work(line);
-        if is_fence_start(body) {
-            self.kind = LineKind::Fence;
-            return None;
-        }
-        if self.fence.is_some() || indent > 3 {
+        if !self.structure.live() || indent_cols(line.as_bytes()) > 3 {
+            // Quoted (code, raw HTML, a JSON string...) or indented as code.
             self.kind = LineKind::Ordinary;
             return None;
         }
@@ -429,29 +520,37 @@ impl Scanner {
         self.kind = LineKind::Ordinary;
         None
     }
-
-    /// A complete fence line: opens a fence, or closes the open one.
-    fn close_fence_line(&mut self, line: &str) {
-        self.meter.work += line.len();
-        let indent = indent(line);
-        let body = &line[indent..];
-        let c = body.as_bytes()[0];
-        let n = body.bytes().take_while(|b| *b == c).count();
-        match self.fence {
-            None if indent <= 3 => self.fence = Some((c, n)),
-            Some((fc, fnum)) if fc == c && n >= fnum && body[n..].trim().is_empty() => {
-                self.fence = None
-            }
-            _ => {}
-        }
-    }
 }
 
-/// Whether a line's text (after its indent) starts with a run of three or more backticks or
-/// tildes.
-fn is_fence_start(body: &str) -> bool {
-    let b = body.as_bytes();
-    b.len() >= 3 && (b[0] == b'`' || b[0] == b'~') && b[1] == b[0] && b[2] == b[0]
+/// What delimits the text of a candidate that broke, by how it started: its element (or
+/// Qwen3-Coder's literal tags), or a family's end tokens; and the depth to start from (1 when
+/// its opening has no `<` to count).
+fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
+    use crate::vocab::{INVOKE, WRAPPERS};
+    match how {
+        Start::Token => (Marker::Tokens(END_TOKENS), 0),
+        Start::LostBracket | Start::MidTag => (Marker::Element(INVOKE), 1),
+        Start::Tag => {
+            let rest = &text[start..];
+            if rest.starts_with(crate::qwen::FUNCTION_OPEN) {
+                return (
+                    Marker::Literal(crate::qwen::FUNCTION_OPEN, crate::qwen::FUNCTION_CLOSE),
+                    0,
+                );
+            }
+            let local = rest
+                .strip_prefix('<')
+                .and_then(|r| tag::name(r).ok())
+                .map_or(INVOKE, |(_, n)| n.local);
+            let element = WRAPPERS
+                .iter()
+                .chain([&INVOKE, &"function_call"])
+                .find(|w| **w == local)
+                .copied()
+                .unwrap_or(INVOKE);
+            (Marker::Element(element), 0)
+        }
+    }
 }
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element

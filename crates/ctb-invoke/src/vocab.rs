@@ -38,6 +38,21 @@ pub const ELEMENT_PARAMS: &[&str] = &[
 /// quoting a call.
 pub const CALL_TAG_NAMES: &[&str] = &[INVOKE, "function_calls", "function_call", "tool_call"];
 
+/// HTML elements whose content is raw text (CommonMark's first kind of HTML block): call
+/// markup inside them is quoted.
+pub const RAW_TEXT_ELEMENTS: &[&str] = &["pre", "script", "style", "textarea"];
+
+/// Elements a model invents to hold a call's results (`<function_results>` after a call it
+/// could not run): call markup inside them is quoted.
+pub const RESULT_ELEMENTS: &[&str] = &[
+    "function_results",
+    "function_result",
+    "tool_results",
+    "tool_result",
+    "tool_response",
+    "tool_output",
+];
+
 /// Substrings whose presence in a reply means it holds call markup of some family (the prose
 /// policy never sends such a reply through `response`). Plain substrings, so prefixed tags
 /// (Claude's namespace, `minimax:`, `xai:`, DSML's) match too; the special tokens of the
@@ -120,6 +135,16 @@ pub mod harmony {
 /// Hermes-style calls: `<tool_call>{json}</tool_call>` (also the wrapper of Qwen3-Coder and
 /// GLM calls).
 pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
+
+/// The tokens that end a call or a section of calls, in the families that write tokens: a
+/// broken call written with tokens runs up to one of them.
+pub const END_TOKENS: &[&str] = &[
+    kimi::CALL_END,
+    "<|tool_calls_section_end|>",
+    deepseek::CALL_END,
+    "<\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
+    harmony::CALL,
+];
 
 /// The special tokens a call may start with, at a line start.
 pub const START_TOKENS: &[&str] = &[

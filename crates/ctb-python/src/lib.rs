@@ -24,6 +24,7 @@ mod convert;
 mod json;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 use claude_tool_bridge as ctb;
 use pyo3::create_exception;
@@ -236,9 +237,15 @@ impl PyConfig {
         })
     }
 
-    /// The family whose stop strings `model` gets (`claude` when no family's patterns match).
-    fn family_of(&self, model: &str) -> &'static str {
-        guarded(|| self.inner.family_of(model).code(), || "claude")
+    /// The family of `model` by the family patterns, or None when none matches (such a model
+    /// gets Claude's stop strings and is read for every markup form).
+    fn family_of(&self, model: &str) -> Option<&'static str> {
+        guarded(|| self.inner.family_of(model).map(|f| f.code()), || None)
+    }
+
+    #[getter]
+    fn all_forms(&self) -> bool {
+        self.inner.all_forms
     }
 
     #[getter]
@@ -318,6 +325,9 @@ pub struct PyDecision {
     /// The markup family of the call read, when the decision rests on one.
     #[pyo3(get)]
     family: Option<&'static str>,
+    /// For a translation: the text before the call as written.
+    #[pyo3(get)]
+    prose: Option<String>,
 }
 
 impl PyDecision {
@@ -336,6 +346,7 @@ impl PyDecision {
             reason: d.reason.code(),
             retry_without_stops: d.retry_without_stops,
             family: d.family.map(|f| f.code()),
+            prose: d.prose,
         }
     }
 
@@ -347,6 +358,7 @@ impl PyDecision {
             reason: ctb::Reason::InternalError.code(),
             retry_without_stops: false,
             family: None,
+            prose: None,
         }
     }
 }
@@ -379,10 +391,89 @@ impl PyDecision {
     }
 }
 
+/// The texts the agent received and the model did not write (tool results, fetched pages):
+/// a call copied from one of them is a quotation.
+#[pyclass(module = "claude_tool_bridge._native", name = "Echoes")]
+#[derive(Clone, Default)]
+pub struct PyEchoes {
+    inner: Arc<ctb::Echoes>,
+}
+
+#[pymethods]
+impl PyEchoes {
+    /// An index of `texts` (any iterable of str), most recent first: past
+    /// `MAX_ECHO_BYTES` the rest is not indexed.
+    #[new]
+    #[pyo3(signature = (texts=None))]
+    fn new(texts: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let mut echoes = ctb::Echoes::new();
+        if let Some(texts) = texts {
+            for item in texts.try_iter()? {
+                let item = item?;
+                let text: &str = item.extract()?;
+                guarded(|| echoes.add(text), || ());
+            }
+        }
+        Ok(Self {
+            inner: Arc::new(echoes),
+        })
+    }
+
+    /// Adds one text.
+    fn add(&mut self, text: &str) {
+        guarded(|| Arc::make_mut(&mut self.inner).add(text), || ());
+    }
+
+    /// Whether `markup` appears in one of the texts (modulo white space, the namespace
+    /// prefix and HTML entities).
+    fn __contains__(&self, markup: &str) -> bool {
+        guarded(|| self.inner.contains(markup), || false)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Bytes of normalised text held.
+    #[getter]
+    fn indexed_bytes(&self) -> usize {
+        self.inner.indexed_bytes()
+    }
+
+    /// Bytes of the texts given that were not indexed (the index was full).
+    #[getter]
+    fn skipped_bytes(&self) -> usize {
+        self.inner.skipped_bytes()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Echoes(<{} texts, {} bytes>)",
+            self.inner.len(),
+            self.inner.indexed_bytes()
+        )
+    }
+}
+
+/// The context of a stateless call: the forms `model` writes, and the echoes.
+fn context_of(model: Option<&str>, echoes: Option<&PyEchoes>) -> ctb::Context {
+    let mut context = match model {
+        Some(m) => ctb::Context::for_model(&ctb::Config::default(), m),
+        None => ctb::Context::default(),
+    };
+    if let Some(e) = echoes {
+        context = context.with_echoes(Arc::clone(&e.inner));
+    }
+    context
+}
+
 /// One agent's bridge state, carried from turn to turn.
 #[pyclass(module = "claude_tool_bridge._native", name = "Session")]
 pub struct PySession {
     inner: ctb::Session,
+    /// For `advance`: bytes and characters fed this turn, and the settled point in both.
+    fed: (usize, usize),
+    settled: (usize, usize),
 }
 
 #[pymethods]
@@ -395,17 +486,28 @@ impl PySession {
             let config = config.map(|c| c.inner.clone()).unwrap_or_default();
             Ok(Self {
                 inner: ctb::Session::new(config),
+                fed: (0, 0),
+                settled: (0, 0),
             })
         })
     }
 
-    /// Starts a turn for `model_name` whose own stop list is `model_stops`.
-    #[pyo3(signature = (model_name, model_stops=Vec::new()))]
-    fn begin_turn(&mut self, model_name: &str, model_stops: Vec<String>) -> PyTurnPlan {
+    /// Starts a turn for `model_name` whose own stop list is `model_stops`; `echoes` are the
+    /// texts the agent received.
+    #[pyo3(signature = (model_name, model_stops=Vec::new(), echoes=None))]
+    fn begin_turn(
+        &mut self,
+        model_name: &str,
+        model_stops: Vec<String>,
+        echoes: Option<&PyEchoes>,
+    ) -> PyTurnPlan {
         let fallback_stops = model_stops.clone();
+        self.fed = (0, 0);
+        self.settled = (0, 0);
         guarded(
             || {
-                let plan = self.inner.begin_turn(model_name, &model_stops);
+                let echoes = echoes.map(|e| Arc::clone(&e.inner));
+                let plan = self.inner.begin_turn_with(model_name, &model_stops, echoes);
                 PyTurnPlan {
                     covered: plan.covered,
                     stops: plan.stops,
@@ -422,6 +524,28 @@ impl PySession {
     /// stream should stop now: the first call is complete and translates with `catalog`.
     fn feed(&mut self, delta: &str, catalog: &PyCatalog) -> Option<String> {
         guarded(|| self.inner.feed(delta, &catalog.inner), || None)
+    }
+
+    /// As `feed`, scanning every delta; also how many characters of the text fed so far are
+    /// settled (never part of the first call's markup, nor the residue word or white space
+    /// before it). It never decreases.
+    fn advance(&mut self, delta: &str, catalog: &PyCatalog) -> (Option<String>, usize) {
+        self.fed.0 += delta.len();
+        self.fed.1 += delta.chars().count();
+        let (stop, bytes) = guarded(
+            || self.inner.advance(delta, &catalog.inner),
+            || (None, self.settled.0),
+        );
+        if bytes >= self.fed.0 {
+            self.settled = self.fed;
+        } else if bytes > self.settled.0 {
+            let received = self.inner.received();
+            let chars = received
+                .get(self.settled.0..bytes)
+                .map_or(0, |s| s.chars().count());
+            self.settled = (bytes, self.settled.1 + chars);
+        }
+        (stop, self.settled.1)
     }
 
     /// Decides what to do with the finished reply. Raises `BridgeError` when no turn is open
@@ -449,12 +573,23 @@ impl PySession {
     }
 }
 
-/// The stateless translation of one reply.
+/// The stateless translation of one reply: read for the forms `model` writes (every form
+/// without one), a call copied from `echoes` left alone.
 #[pyfunction]
-fn translate(reply: &Bound<'_, PyString>, catalog: &PyCatalog) -> PyResult<PyDecision> {
+#[pyo3(signature = (reply, catalog, *, model=None, echoes=None))]
+fn translate(
+    reply: &Bound<'_, PyString>,
+    catalog: &PyCatalog,
+    model: Option<&str>,
+    echoes: Option<&PyEchoes>,
+) -> PyResult<PyDecision> {
     let text = reply.to_str()?;
     Ok(guarded(
-        || PyDecision::from_decision(ctb::translate(text, &catalog.inner), reply, text),
+        || {
+            let context = context_of(model, echoes);
+            let d = ctb::translate_with(text, &catalog.inner, &context);
+            PyDecision::from_decision(d, reply, text)
+        },
         || PyDecision::internal_error(reply),
     ))
 }
@@ -463,13 +598,17 @@ fn translate(reply: &Bound<'_, PyString>, catalog: &PyCatalog) -> PyResult<PyDec
 /// `name`, `arguments` typed by the catalog, `prose` before the call, `span` as the call's
 /// start and end indices in `reply`), or None when the reply holds no usable call.
 #[pyfunction]
+#[pyo3(signature = (reply, catalog, *, model=None, echoes=None))]
 fn first_call<'py>(
     py: Python<'py>,
     reply: &str,
     catalog: &PyCatalog,
+    model: Option<&str>,
+    echoes: Option<&PyEchoes>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     guarded_py("first_call", || {
-        let Ok(call) = ctb::first_call(reply, &catalog.inner) else {
+        let context = context_of(model, echoes);
+        let Ok(call) = ctb::first_call_with(reply, &catalog.inner, &context) else {
             return Ok(None);
         };
         // Python indexes a str by character, not by UTF-8 byte.
@@ -494,6 +633,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTurnPlan>()?;
     m.add_class::<PyDecision>()?;
     m.add_class::<PySession>()?;
+    m.add_class::<PyEchoes>()?;
+    m.add("MAX_ECHO_BYTES", ctb::MAX_ECHO_BYTES)?;
     m.add_function(wrap_pyfunction!(translate, m)?)?;
     m.add_function(wrap_pyfunction!(first_call, m)?)?;
     m.add_function(wrap_pyfunction!(json::loads, m)?)?;

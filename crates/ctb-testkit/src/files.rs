@@ -40,6 +40,9 @@ pub struct ReplyFile {
     /// The LiteLLM model name the reply is run as, when the sidecar gives one (another model
     /// family's stop strings); else a Claude model.
     pub model: Option<String>,
+    /// The texts the agent received before this reply (paths relative to `fixtures/`): a
+    /// call copied from them is an echo.
+    pub echoes: Vec<String>,
 }
 
 /// Every reply fixture of `dir/replies`, sorted by name.
@@ -78,6 +81,11 @@ fn reply_file(path: &Path) -> Result<ReplyFile, String> {
         expect_outcome: s(&v["expect"]["outcome"]),
         expect_reason: s(&v["expect"]["reason"]),
         model: v.get("model").and_then(Value::as_str).map(str::to_owned),
+        echoes: v
+            .get("echoes")
+            .and_then(Value::as_array)
+            .map(|items| items.iter().map(s).collect())
+            .unwrap_or_default(),
         name,
         text,
     })

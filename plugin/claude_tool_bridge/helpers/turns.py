@@ -9,6 +9,7 @@ wheel is missing; `agent_zero.bridge()` handles that.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
@@ -124,6 +125,101 @@ def prompt_text_of(messages: Any) -> str:
                 elif isinstance(block, dict) and isinstance(block.get("text"), str):
                     parts.append(block["text"])
     return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------- what the agent received
+
+# Characters of received text handed to the bridge per turn, newest first: a call copied
+# from them is an echo, never a call. About a context window's worth of history.
+ECHO_BUDGET_CHARS = 4_000_000
+# How deep a decoded history entry is walked for its texts.
+ECHO_MAX_DEPTH = 32
+# The roles of what the model wrote itself, or the system prompt: not received text.
+OWN_ROLES = frozenset({"system", "ai", "assistant"})
+
+
+def received_texts(messages: Any, budget: int = ECHO_BUDGET_CHARS) -> list[str]:
+    """The texts of the prompt the model did not write, newest first, at most `budget`
+    characters: tool results (fetched pages, documents, command output), user and superior
+    messages, warnings, summaries. `messages` is the LangChain list the model receives
+    (`call_data["messages"]`, the same in every Agent Zero generation); the system prompt
+    and the model's own messages are left out.
+
+    Agent Zero writes each history entry as one line of JSON inside a user message (a tool
+    result is `{"tool_name": ..., "tool_result": "<escaped text>"}`), so such a line is
+    decoded and its strings taken as written; other lines (summaries, headers) are taken
+    as plain text. Image blocks are skipped."""
+    if not isinstance(messages, (list, tuple)):
+        return []
+    out: list[str] = []
+    used = 0
+    for message in reversed(messages):
+        if isinstance(message, dict):
+            role, content = message.get("role"), message.get("content")
+        else:
+            role, content = getattr(message, "type", None), getattr(message, "content", None)
+        if role in OWN_ROLES:
+            continue
+        for part in reversed(_text_parts(content)):
+            for text in reversed(_texts_of_part(part)):
+                if used >= budget:
+                    return out
+                text = text[: budget - used]
+                out.append(text)
+                used += len(text)
+    return out
+
+
+def _text_parts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    parts: list[str] = []
+    if isinstance(content, (list, tuple)):
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type", "text") == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+    return parts
+
+
+def _texts_of_part(part: str) -> list[str]:
+    """A message's text in order: each JSON line's strings, decoded, and the runs of other
+    lines as they are."""
+    texts: list[str] = []
+    plain: list[str] = []
+    for line in part.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("{") and stripped.endswith("}"):
+            try:
+                value = json.loads(stripped)
+            except (ValueError, RecursionError):
+                value = None
+            if isinstance(value, dict):
+                if plain:
+                    texts.append("\n".join(plain))
+                    plain = []
+                _strings_of(value, texts, 0)
+                continue
+        plain.append(line)
+    if plain:
+        texts.append("\n".join(plain))
+    return [t for t in texts if t.strip()]
+
+
+def _strings_of(value: Any, out: list[str], depth: int) -> None:
+    if depth > ECHO_MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings_of(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _strings_of(item, out, depth + 1)
 
 
 # ---------------------------------------------------------------- per-agent state
@@ -332,7 +428,10 @@ def begin(
         return None
     mine = model_own_stops(model)
     current = own_stops(getattr(model, "kwargs", None))
-    plan = state.session.begin_turn(model_name, mine)
+    # What the agent received: a call the model copies from there is an echo. Should this
+    # fail, the turn is dropped and the reply goes to Agent Zero as it is.
+    echoes = ctb.Echoes(received_texts(call_data.get("messages")))
+    plan = state.session.begin_turn(model_name, mine, echoes)
     if not plan.covered:
         if current != mine:
             set_model_stops(model, mine, mine)

@@ -4,7 +4,7 @@ Every `str` argument must be encodable as UTF-8: a lone surrogate raises Unicode
 before the call reaches Rust. Apart from that, nothing here raises except where a docstring
 says so; a failure inside Rust gives the neutral answer instead (see `Session`)."""
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict, final
 
 __all__ = [
@@ -12,6 +12,8 @@ __all__ = [
     "Catalog",
     "Config",
     "Decision",
+    "Echoes",
+    "MAX_ECHO_BYTES",
     "Session",
     "TurnPlan",
     "__version__",
@@ -22,6 +24,9 @@ __all__ = [
 ]
 
 __version__: str
+
+MAX_ECHO_BYTES: int
+"""Most bytes of normalised text an `Echoes` index holds."""
 
 _Outcome = Literal["translated", "prose", "discard", "untouched"]
 
@@ -87,8 +92,13 @@ class Config:
     @property
     def families(self) -> dict[str, list[str]]:
         """Each family's model name patterns (a new dict on every access)."""
-    def family_of(self, model: str) -> str:
-        """The family whose stop strings `model` gets (`claude` when no family matches)."""
+    def family_of(self, model: str) -> str | None:
+        """The family of `model` by the family patterns, or None when none matches (such a
+        model gets Claude's stop strings and is read for every markup form)."""
+    @property
+    def all_forms(self) -> bool:
+        """Read every family's markup in every model's replies (off: a model reads its own
+        family's forms, another family's syntax is a quotation)."""
     @property
     def early_stop(self) -> bool: ...
     @property
@@ -135,6 +145,30 @@ class Decision:
         """The markup family of the call the decision rests on (`claude`, `minimax`,
         `deepseek_dsml`, `step3`, `grok`, `qwen3_coder`, `glm`, `hermes`, `kimi`,
         `deepseek`, `harmony`), or None."""
+    @property
+    def prose(self) -> str | None:
+        """For a translation: the text before the call as written (the residue word and the
+        white space before the call excluded; may be ""), else None."""
+
+@final
+class Echoes:
+    """The texts the agent received and the model did not write (tool results, fetched
+    pages, documents, messages): a call copied from one of them is a quotation, and the
+    decision is `untouched` with reason `echoed`. Texts are compared modulo white space, the
+    namespace prefix and the HTML entities of <, >, ", ' and &. Add the most recent first:
+    past `MAX_ECHO_BYTES` of normalised text the rest is not indexed."""
+
+    def __new__(cls, texts: Iterable[str] | None = None) -> Echoes: ...
+    def add(self, text: str) -> None: ...
+    def __contains__(self, markup: str, /) -> bool:
+        """Whether `markup` appears in one of the texts (as the bridge compares them)."""
+    def __len__(self) -> int:
+        """Texts indexed (blank ones are not counted)."""
+    @property
+    def indexed_bytes(self) -> int: ...
+    @property
+    def skipped_bytes(self) -> int:
+        """Bytes of the texts given that were not indexed because the index was full."""
 
 @final
 class Session:
@@ -144,21 +178,38 @@ class Session:
     is a usage error and raises `BridgeError`."""
 
     def __new__(cls, config: Config | None = None) -> Session: ...
-    def begin_turn(self, model_name: str, model_stops: list[str] = ...) -> TurnPlan: ...
+    def begin_turn(
+        self, model_name: str, model_stops: list[str] = ..., echoes: Echoes | None = None
+    ) -> TurnPlan:
+        """Starts a turn for `model_name` (its family picks the stop strings and the markup
+        forms read) whose own stop list is `model_stops`; `echoes` are the texts the agent
+        received this conversation."""
     def feed(self, delta: str, catalog: Catalog) -> str | None:
         """Feeds one streamed delta (or several joined). Returns the text to hand on when the
         stream should stop now: the first call is complete and translates with `catalog`.
         Only a call that ends in a `>` stops the stream: deltas without one may be joined and
         fed later."""
+    def advance(self, delta: str, catalog: Catalog) -> tuple[str | None, int]:
+        """As `feed`, but every delta is scanned, and the second item is how many characters
+        at the start of the text fed this turn are settled: never part of the first call's
+        markup, nor the residue word or white space before it. It never decreases; when the
+        turn is translated, `Decision.prose` starts with the settled text. A host that
+        passes text on as it arrives can release that much at once."""
     def finish(self, reply: str, finish_reason: str | None, catalog: Catalog) -> Decision:
         """Decides about the finished reply (the text `feed` returned, or the whole reply).
         Raises `BridgeError` when no turn is open: `begin_turn` was not called for this
         request, or `finish` was already called for it."""
 
-def translate(reply: str, catalog: Catalog) -> Decision:
-    """The stateless translation of one reply."""
+def translate(
+    reply: str, catalog: Catalog, *, model: str | None = None, echoes: Echoes | None = None
+) -> Decision:
+    """The stateless translation of one reply. With `model`, only the markup forms of its
+    family are calls (another family's syntax is a quotation); without, every form is read.
+    A call copied from `echoes` is left alone (reason `echoed`)."""
 
-def first_call(reply: str, catalog: Catalog) -> _ToolCall | None:
+def first_call(
+    reply: str, catalog: Catalog, *, model: str | None = None, echoes: Echoes | None = None
+) -> _ToolCall | None:
     """The first usable call of `reply` by the rules `translate` follows, without Agent
     Zero's request shape (for other harnesses): its family, the tool name, the arguments
     typed by the catalog, the prose before it, and `span`, the call's start and end indices

@@ -1,0 +1,957 @@
+//! Where a line stands in the reply's structure: in the reply's own voice, or inside something
+//! the reply only quotes.
+//!
+//! A call counts only on a line the reply says in its own voice. [`Structure`] follows the text
+//! line by line, in one pass, and knows at the start of each line whether it is inside:
+//!
+//! - Markdown code (CommonMark's block rules): a fenced block (its closer is the same character,
+//!   at least as long, indented three columns or less, with only blanks after it), an indented
+//!   block (four columns, a tab counting to the next multiple of four), a fence opened in a list
+//!   item or a block quote; or an inline code span that a line of the same paragraph opened and
+//!   that has not closed yet;
+//! - a block quote's paragraph (its lines start with `>`; the lines that follow it without a
+//!   blank line continue it);
+//! - an HTML raw-text block (`<pre>`, `<script>`, `<style>`, `<textarea>`), a comment, CDATA, a
+//!   processing instruction or declaration, or a block of invented results
+//!   (`<function_results>` and its kin), up to its closer;
+//! - a JSON value that starts with a `{` (at a line start, or mid-line before a key), up to the
+//!   bracket that closes it, strings included (models write raw line breaks and unescaped
+//!   quotes in them: a quote inside a string closes it only when the next non-blank byte is
+//!   `,`, `:`, `}` or `]`);
+//! - a candidate call that broke ([`Structure::broken`]) up to the closing tag that balances its
+//!   opening one, or a call of a form the model does not write ([`Structure::skip`]).
+//!
+//! A line's context depends only on the text before it, so the answer is the same however the
+//! reply arrives. Where the text before a line cannot settle it yet (an inline span not closed,
+//! a quote whose meaning the next byte decides), the line counts as quoted: the safe side. Each
+//! byte is looked at a bounded number of times (charged to the scanner's meter).
+
+use crate::lex::Meter;
+use crate::vocab::{RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
+
+/// The context of the lines to come.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Structure {
+    /// Bytes before this offset have been read.
+    done: usize,
+    /// `done` is in the middle of a line (after a call that ended there, or the start of a
+    /// broken one).
+    mid_line: bool,
+    mode: Mode,
+    para: Para,
+    items: Items,
+}
+
+/// The list items open at the current line, innermost last: each one's content column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Items {
+    cols: [usize; MAX_ITEMS],
+    len: usize,
+}
+
+/// List items followed in depth; deeper ones count as the deepest (their fences are then read
+/// with that item's column, which can only keep a fence open longer).
+const MAX_ITEMS: usize = 8;
+
+impl Items {
+    fn innermost(&self) -> Option<usize> {
+        self.len.checked_sub(1).map(|i| self.cols[i])
+    }
+
+    /// Closes the items whose content column the line at `col` does not reach.
+    fn close_past(&mut self, col: usize) {
+        while self.innermost().is_some_and(|c| col < c) {
+            self.len -= 1;
+        }
+    }
+
+    fn open(&mut self, col: usize) {
+        if self.len < MAX_ITEMS {
+            self.cols[self.len] = col;
+            self.len += 1;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Mode {
+    /// The reply's own text.
+    #[default]
+    Prose,
+    /// A fenced code block.
+    Fence(Fence),
+    /// Raw text up to a closer; opened inside an HTML block (`true`), also up to the blank
+    /// line that ends the block.
+    Raw(RawEnd, bool),
+    /// A JSON value.
+    Json(Json),
+    /// A broken candidate call, up to the tag that balances its opening one.
+    Region(Region),
+    /// A complete call that is not a call (a form the model does not write), up to its end.
+    Skip(usize),
+}
+
+/// The paragraph the prose is in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Para {
+    /// A paragraph is open (the previous line was prose, not blank).
+    open: bool,
+    /// The length of the backtick run that opened an inline code span still open.
+    ticks: usize,
+    /// The paragraph belongs to a block quote.
+    quoted: bool,
+    /// The "paragraph" is an HTML block of CommonMark's sixth or seventh kind (`<div>`, or a
+    /// tag alone on its line): it runs to a blank line, and no other block starts inside it.
+    html: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    ch: u8,
+    len: usize,
+    /// The column its container's content starts at (a list item's), 0 at the top level.
+    col: usize,
+    /// Opened inside a block quote: a line without `>` closes it.
+    in_quote: bool,
+}
+
+/// What ends a raw-text block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawEnd {
+    /// A literal (`-->`, `]]>`, `?>`, `>`).
+    Literal(&'static str),
+    /// The closing tag of an element, in any namespace, its name in any case.
+    Element(&'static str),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Json {
+    depth: u32,
+    string: Str,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Str {
+    #[default]
+    Out,
+    In,
+    Escape,
+    /// A quote inside a string: it closes the string only if the next non-blank byte is
+    /// `,`, `:`, `}` or `]`.
+    Quote,
+}
+
+/// What delimits a broken candidate's region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// An element, in any namespace: opening and closing tags are counted.
+    Element(&'static str),
+    /// Literal opening and closing strings, counted (`<function=` ... `</function>`).
+    Literal(&'static str, &'static str),
+    /// Tokens, any of which ends the region (a family's end-of-call tokens).
+    Tokens(&'static [&'static str]),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Region {
+    marker: Marker,
+    depth: u32,
+}
+
+impl Structure {
+    /// Reads the complete lines of `b` from where it stopped up to `to`, the start of a line.
+    pub(crate) fn catch_up(&mut self, b: &[u8], to: usize, meter: &mut Meter) {
+        while self.done < to {
+            let start = self.done;
+            let eol = match memchr::memchr(b'\n', &b[start..to]) {
+                Some(off) => start + off,
+                None => to - 1,
+            };
+            let at_line_start = !self.mid_line;
+            self.line(b, start, eol, at_line_start, meter);
+            self.done = eol + 1;
+            self.mid_line = false;
+        }
+    }
+
+    /// Whether a call may start on the line at the offset read up to: the line is in the
+    /// reply's own voice. (A line inside a fence never is, not even one that CommonMark reads
+    /// as leaving the list item or block quote that holds the fence: the model meant it as part
+    /// of the fence. The lines after it are read as CommonMark reads them.)
+    pub(crate) fn live(&self) -> bool {
+        self.mode == Mode::Prose && self.para.ticks == 0 && !self.para.quoted
+    }
+
+    /// A candidate call that starts at `start` (on the line read up to) broke: everything up
+    /// to the tag that balances its opening one is its text. `depth` is 1 when the candidate's
+    /// opening tag has no `<` to count (a reply that starts mid-tag), else 0.
+    pub(crate) fn broken(&mut self, start: usize, marker: Marker, depth: u32) {
+        self.mode = Mode::Region(Region { marker, depth });
+        self.enter_mid_line(start);
+    }
+
+    /// `start..end` is a complete call that is not a call here: its text is read as a whole.
+    pub(crate) fn skip(&mut self, start: usize, end: usize) {
+        self.mode = Mode::Skip(end);
+        self.enter_mid_line(start);
+    }
+
+    fn enter_mid_line(&mut self, at: usize) {
+        if at > self.done {
+            self.done = at;
+            self.mid_line = true;
+        }
+        self.para = Para::default();
+    }
+
+    /// Reads `b[p..eol]` (one line, or its rest from `p`; `eol` is its newline or the byte
+    /// before `to`).
+    fn line(&mut self, b: &[u8], mut p: usize, eol: usize, mut at_start: bool, meter: &mut Meter) {
+        let end = eol.min(b.len());
+        meter.read(p, end + 1);
+        loop {
+            match self.mode {
+                Mode::Prose => {
+                    let from = if at_start {
+                        match self.prose_line_start(b, p, end) {
+                            Some(from) => from,
+                            None => return,
+                        }
+                    } else {
+                        p
+                    };
+                    if self.mode != Mode::Prose {
+                        // A raw-text block opened at the line's start: its closer may follow.
+                        p = from;
+                    } else {
+                        match self.inline(b, from, end, at_start) {
+                            Some(next) => p = next,
+                            None => return,
+                        }
+                    }
+                }
+                Mode::Fence(f) => {
+                    if at_start && self.fence_line(b, p, end, f) {
+                        // The block quote that held the fence ended on this line: it is prose.
+                        continue;
+                    }
+                    return;
+                }
+                Mode::Raw(until, in_html) => match raw_end(b, p, end, until) {
+                    Some(next) => {
+                        self.mode = Mode::Prose;
+                        if in_html {
+                            // Back in the HTML block the raw text was part of.
+                            self.para.open = true;
+                            self.para.html = true;
+                        }
+                        p = next;
+                    }
+                    None => {
+                        if in_html
+                            && at_start
+                            && b[p..end].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+                        {
+                            // The HTML block ends at a blank line, and the raw text with it
+                            // (CommonMark reads no raw text there at all).
+                            self.mode = Mode::Prose;
+                            self.para = Para::default();
+                        }
+                        return;
+                    }
+                },
+                Mode::Json(mut j) => match j.lex(b, p, end) {
+                    Some(next) => {
+                        self.mode = Mode::Prose;
+                        p = next;
+                    }
+                    None => {
+                        self.mode = Mode::Json(j);
+                        return;
+                    }
+                },
+                Mode::Region(mut r) => match r.scan(b, p, end) {
+                    Some(next) => {
+                        self.mode = Mode::Prose;
+                        self.para = Para::default();
+                        p = next;
+                    }
+                    None => {
+                        self.mode = Mode::Region(r);
+                        return;
+                    }
+                },
+                Mode::Skip(until) => {
+                    if until > end {
+                        return;
+                    }
+                    self.mode = Mode::Prose;
+                    p = until;
+                }
+            }
+            at_start = false;
+        }
+    }
+
+    /// The start of a prose line at `p`: blank lines, indented code, block quotes, list
+    /// markers and fences. `Some(offset)` where its inline text starts.
+    fn prose_line_start(&mut self, b: &[u8], p: usize, end: usize) -> Option<usize> {
+        let line = &b[p..end];
+        let (mut i, cols) = indent(line, 0);
+        if i == line.len() || line[i..].iter().all(|&c| c == b'\r') {
+            self.para = Para::default();
+            return None;
+        }
+        if self.para.html {
+            // Inside an HTML block (CommonMark's sixth or seventh kind) no other block starts.
+            // A raw-text element is still read as raw text (as a browser reads it), but only
+            // up to the blank line that ends the HTML block: it never swallows a fence that
+            // CommonMark reads after it.
+            return Some(p + i);
+        }
+        // The list items the line is in: those whose content column it reaches. A paragraph's
+        // lazy continuation line stays in them; a line that starts a block does not, and it
+        // ends the paragraph with any code span left open there (a block quote's next line
+        // continues its paragraph).
+        let interrupts = self.para.open && self.items.len == 0;
+        let base = self.items.innermost().filter(|c| cols >= *c).unwrap_or(0);
+        let block = cols <= base + 3 && starts_block(line, i, interrupts);
+        if !self.para.open || block {
+            self.items.close_past(cols);
+        }
+        if block && !(self.para.quoted && line.get(i) == Some(&b'>')) {
+            self.para.ticks = 0;
+            if line.get(i) != Some(&b'>') {
+                // A block that interrupts a quoted paragraph ends the quote.
+                self.para.quoted = false;
+            }
+        }
+        let item = self.items.innermost().filter(|c| cols >= *c).unwrap_or(0);
+        if cols >= item + 4 && !self.para.open {
+            // Indented code: no inline reading.
+            return None;
+        }
+        if cols <= item + 3 && (atx_heading(&line[i..]) || thematic_break(&line[i..])) {
+            // A heading, a thematic break or a setext underline ends the paragraph, and any
+            // code span a line of it left open.
+            self.para = Para::default();
+            return None;
+        }
+        let mut col = cols;
+        let mut in_quote = false;
+        // Block quote markers, nested ones too.
+        while col <= 3 && line.get(i) == Some(&b'>') {
+            in_quote = true;
+            i += 1;
+            col += 1;
+            if matches!(line.get(i), Some(b' ' | b'\t')) {
+                let (j, c) = indent(&line[i..], col);
+                i += j;
+                col = c;
+            }
+        }
+        if in_quote {
+            if line[i..].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
+                // A block quote line with nothing in it: no paragraph for a later line to
+                // continue.
+                self.para = Para::default();
+                return None;
+            }
+            self.para.quoted = true;
+        }
+        // A list item's marker: its content starts after it.
+        let mut container = if in_quote { col } else { item };
+        if let Some((content_col, content_at)) =
+            list_marker(line, i, col).filter(|_| !interrupts || can_interrupt(&line[i..]))
+        {
+            if !in_quote {
+                self.items.open(content_col);
+            }
+            container = content_col;
+            i = content_at;
+            col = content_col;
+        }
+        if col.saturating_sub(container) <= 3 {
+            if let Some((ch, len)) = fence_opener(&line[i..]) {
+                self.mode = Mode::Fence(Fence {
+                    ch,
+                    len,
+                    col: container,
+                    in_quote,
+                });
+                self.para = Para::default();
+                return None;
+            }
+            // An HTML block of raw text starts here whatever the inline state (it interrupts
+            // a paragraph, an open code span included); its closer may be on this same line.
+            if let Some(until) = line_head_raw(&line[i..]) {
+                self.mode = Mode::Raw(until, false);
+                self.para = Para::default();
+                return Some(p + i + 1);
+            }
+            if line.get(i) == Some(&b'<') {
+                if let Some((until, after)) = inline_raw(b, p + i, end, true) {
+                    self.mode = Mode::Raw(until, false);
+                    self.para = Para::default();
+                    return Some(after);
+                }
+                if html_block_start(&line[i..], self.para.open) {
+                    self.para = Para {
+                        open: true,
+                        html: true,
+                        quoted: self.para.quoted,
+                        ticks: 0,
+                    };
+                    return Some(p + i);
+                }
+            }
+        }
+        self.para.open = true;
+        Some(p + i)
+    }
+
+    /// A line inside a fence: closes it when it is a closer. `true` when the line ended the
+    /// block quote holding the fence (and the fence with it): it is then read as prose.
+    fn fence_line(&mut self, b: &[u8], p: usize, end: usize, f: Fence) -> bool {
+        let line = &b[p..end];
+        let (mut i, col) = indent(line, 0);
+        if f.in_quote {
+            if col > 3 || line.get(i) != Some(&b'>') {
+                self.mode = Mode::Prose;
+                self.para = Para::default();
+                return true;
+            }
+            while line.get(i) == Some(&b'>') {
+                i += 1;
+                if line.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+            }
+            let (j, rel) = indent(&line[i..], 0);
+            if rel > 3 {
+                return false;
+            }
+            i += j;
+        } else if col < f.col && i < line.len() && line[i..].iter().any(|&c| c != b'\r') {
+            // A line less indented than the list item's content ends the item, and the fence
+            // with it: it is read again as a line of its own.
+            self.mode = Mode::Prose;
+            self.para = Para::default();
+            return true;
+        } else if col > f.col + 3 {
+            return false;
+        }
+        let rest = &line[i..];
+        let n = rest.iter().take_while(|&&c| c == f.ch).count();
+        if n >= f.len && rest[n..].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
+            self.mode = Mode::Prose;
+            self.para = Para::default();
+        }
+        false
+    }
+
+    /// Inline text of a prose line from `p`: code spans, raw-text openers, JSON. `Some(offset)`
+    /// when the mode changed and the line goes on from there in it.
+    fn inline(&mut self, b: &[u8], p: usize, end: usize, line_head: bool) -> Option<usize> {
+        let head = p;
+        let mut i = p;
+        while let Some(off) = memchr::memchr3(b'`', b'<', b'{', &b[i..end]) {
+            let k = i + off;
+            match b[k] {
+                b'`' if self.para.html => i = k + 1,
+                b'`' => {
+                    let n = b[k..end].iter().take_while(|&&c| c == b'`').count();
+                    if self.para.ticks == 0 {
+                        self.para.ticks = n;
+                    } else if self.para.ticks == n {
+                        self.para.ticks = 0;
+                    }
+                    i = k + n;
+                }
+                b'<' if self.para.ticks == 0 => {
+                    if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head) {
+                        self.mode = Mode::Raw(until, self.para.html);
+                        self.para = Para::default();
+                        return Some(after);
+                    }
+                    i = k + 1;
+                }
+                b'{' if self.para.ticks == 0 => {
+                    let starts_line = line_head && k == head;
+                    if starts_line || opens_object(b, k + 1, end) {
+                        self.mode = Mode::Json(Json {
+                            depth: 1,
+                            string: Str::Out,
+                        });
+                        self.para = Para::default();
+                        return Some(k + 1);
+                    }
+                    i = k + 1;
+                }
+                _ => i = k + 1,
+            }
+        }
+        None
+    }
+}
+
+impl Json {
+    /// Reads `b[p..end]`; `Some(offset)` just past the bracket that closes the value.
+    fn lex(&mut self, b: &[u8], p: usize, end: usize) -> Option<usize> {
+        let mut i = p;
+        while i < end {
+            let c = b[i];
+            match self.string {
+                Str::Out => match c {
+                    b'"' => self.string = Str::In,
+                    b'{' | b'[' => self.depth = self.depth.saturating_add(1),
+                    b'}' | b']' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                },
+                Str::In => {
+                    // Plain string bytes are passed over at once.
+                    match memchr::memchr2(b'"', b'\\', &b[i..end]) {
+                        Some(off) => {
+                            i += off;
+                            self.string = if b[i] == b'"' {
+                                Str::Quote
+                            } else {
+                                Str::Escape
+                            };
+                        }
+                        None => return None,
+                    }
+                }
+                Str::Escape => self.string = Str::In,
+                Str::Quote => match c {
+                    b' ' | b'\t' | b'\r' => {}
+                    b',' | b':' | b'}' | b']' => {
+                        self.string = Str::Out;
+                        continue;
+                    }
+                    _ => {
+                        self.string = Str::In;
+                        continue;
+                    }
+                },
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+impl Region {
+    /// Reads `b[p..end]`; `Some(offset)` just past the tag or token that ends the region.
+    fn scan(&mut self, b: &[u8], p: usize, end: usize) -> Option<usize> {
+        let text = &b[p..end];
+        match self.marker {
+            Marker::Tokens(tokens) => tokens
+                .iter()
+                .filter_map(|t| {
+                    memchr::memmem::find(text, t.as_bytes()).map(|off| p + off + t.len())
+                })
+                .min(),
+            Marker::Literal(open, close) => {
+                let mut i = 0;
+                while let Some(off) = memchr::memchr(b'<', &text[i..]) {
+                    let k = i + off;
+                    if text[k..].starts_with(close.as_bytes()) {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            return Some(p + k + close.len());
+                        }
+                    } else if text[k..].starts_with(open.as_bytes()) {
+                        self.depth = self.depth.saturating_add(1);
+                    }
+                    i = k + 1;
+                }
+                None
+            }
+            Marker::Element(local) => {
+                let mut i = 0;
+                while let Some(off) = memchr::memchr(b'<', &text[i..]) {
+                    let k = i + off;
+                    match element_tag(text, k, local, false) {
+                        Some((true, after)) => {
+                            self.depth = self.depth.saturating_sub(1);
+                            if self.depth == 0 {
+                                return Some(p + after);
+                            }
+                        }
+                        Some((false, _)) => self.depth = self.depth.saturating_add(1),
+                        None => {}
+                    }
+                    i = k + 1;
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The indent of `line` from column `col`: (bytes, column reached). Tabs go to the next
+/// multiple of four.
+fn indent(line: &[u8], mut col: usize) -> (usize, usize) {
+    let mut i = 0;
+    while let Some(&c) = line.get(i) {
+        match c {
+            b' ' => col += 1,
+            b'\t' => col += 4 - col % 4,
+            _ => break,
+        }
+        i += 1;
+    }
+    (i, col)
+}
+
+/// The columns a line's indent spans, counted up to 4 (a tab goes to the next multiple of
+/// four): what tells indented code from a line of the reply.
+pub(crate) fn indent_cols(line: &[u8]) -> usize {
+    let mut col = 0;
+    for &c in line {
+        match c {
+            b' ' => col += 1,
+            b'\t' => col += 4 - col % 4,
+            _ => break,
+        }
+        if col >= 4 {
+            break;
+        }
+    }
+    col
+}
+
+/// A list item's marker at `line[i..]` (`-`, `*`, `+`, or up to nine digits and `.` or `)`,
+/// then a blank): the content's column and offset.
+fn list_marker(line: &[u8], i: usize, col: usize) -> Option<(usize, usize)> {
+    let rest = &line[i..];
+    let width = match rest.first()? {
+        b'-' | b'*' | b'+' => 1,
+        b'0'..=b'9' => {
+            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits > 9 || !matches!(rest.get(digits), Some(b'.' | b')')) {
+                return None;
+            }
+            digits + 1
+        }
+        _ => return None,
+    };
+    if !matches!(rest.get(width), Some(b' ' | b'\t')) {
+        return None;
+    }
+    let marker_end = i + width;
+    let (j, c) = indent(&line[marker_end..], col + width);
+    // Five or more blanks: the content starts one blank after the marker (the rest is code).
+    if c - (col + width) > 4 {
+        return Some((col + width + 1, marker_end + 1));
+    }
+    Some((c, marker_end + j))
+}
+
+/// A fence opener at the start of `text` (after its indent): the character and the run length.
+/// A backtick fence's info string may not hold a backtick.
+fn fence_opener(text: &[u8]) -> Option<(u8, usize)> {
+    let ch = *text.first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let n = text.iter().take_while(|&&c| c == ch).count();
+    if n < 3 || (ch == b'`' && text[n..].contains(&b'`')) {
+        return None;
+    }
+    Some((ch, n))
+}
+
+/// Whether a list item at `text` may interrupt a paragraph: a bullet or `1.`/`1)`, with
+/// content on its line.
+fn can_interrupt(text: &[u8]) -> bool {
+    let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();
+    let marker = digits.max(1) + usize::from(digits > 0);
+    (digits == 0 || &text[..digits] == b"1")
+        && text[marker..]
+            .iter()
+            .any(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+}
+
+/// Whether the line's text at `i` starts a block, so that it cannot continue a paragraph
+/// lazily: a fence, a list item (one that may interrupt a paragraph, when `interrupts`), a
+/// block quote, a heading, a thematic break, an HTML block.
+fn starts_block(line: &[u8], i: usize, interrupts: bool) -> bool {
+    let text = &line[i..];
+    fence_opener(text).is_some()
+        || list_marker(line, i, 0).is_some() && (!interrupts || can_interrupt(text))
+        || matches!(text.first(), Some(b'>' | b'#'))
+        || line_head_raw(text).is_some()
+        || (text.first() == Some(&b'<')
+            && (inline_raw(line, i, line.len(), true).is_some() || html_block_start(text, true)))
+        || thematic_break(text)
+}
+
+/// `#` to `######` and a blank or the line's end: an ATX heading.
+fn atx_heading(text: &[u8]) -> bool {
+    let n = text.iter().take_while(|&&c| c == b'#').count();
+    (1..=6).contains(&n) && matches!(text.get(n), None | Some(b' ' | b'\t' | b'\r'))
+}
+
+/// `***`, `---` or `___` (three or more, blanks between allowed).
+fn thematic_break(text: &[u8]) -> bool {
+    let Some(&c) = text.first() else {
+        return false;
+    };
+    matches!(c, b'*' | b'-' | b'_')
+        && text.iter().filter(|&&b| b == c).count() >= 3
+        && text
+            .iter()
+            .all(|&b| b == c || matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// The block-level HTML elements that open CommonMark's sixth kind of HTML block.
+const BLOCK_ELEMENTS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Whether `text` (a line from its first non-blank byte, a `<`) starts an HTML block of
+/// CommonMark's sixth kind (a block-level element's tag: it may interrupt a paragraph) or
+/// seventh (any other complete opening or closing tag alone on its line: not inside a
+/// paragraph).
+fn html_block_start(text: &[u8], in_paragraph: bool) -> bool {
+    let closing = text.get(1) == Some(&b'/');
+    let from = usize::from(closing);
+    let Some((name, after)) = open_name(&text[from..]) else {
+        return false;
+    };
+    let name_at = from + after - name.len();
+    if name_at != from + 1 {
+        // A namespace prefix: not an HTML element name.
+        return after_tag_blank(text, from + after, closing) && !in_paragraph;
+    }
+    if BLOCK_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+        return true;
+    }
+    !in_paragraph && after_tag_blank(text, from + after, closing)
+}
+
+/// Whether the tag whose name ends at `at` ends on this line (its `>` outside quotes) with only
+/// blanks after it.
+fn after_tag_blank(text: &[u8], at: usize, closing: bool) -> bool {
+    let mut quote = None;
+    let mut i = at;
+    while let Some(&c) = text.get(i) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') if !closing => quote = Some(c),
+            (None, b'>') => {
+                return text[i + 1..]
+                    .iter()
+                    .all(|c| matches!(c, b' ' | b'\t' | b'\r'));
+            }
+            (None, b'<') => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// An HTML block that only counts at a line's start: a processing instruction (`<?`) or a
+/// declaration (`<!` and a letter). The other raw-text openers are in [`inline_raw`].
+fn line_head_raw(text: &[u8]) -> Option<RawEnd> {
+    match text {
+        [b'<', b'?', ..] => Some(RawEnd::Literal("?>")),
+        [b'<', b'!', c, ..] if c.is_ascii_alphabetic() => Some(RawEnd::Literal(">")),
+        _ => None,
+    }
+}
+
+/// A raw-text opener at the `<` at `k`: a comment, CDATA, a raw-text element or a block of
+/// invented results. Mid-line it counts only when nothing but blanks follows it on its line
+/// (`From the page: <pre>`); at the line's start it always does (as in CommonMark). Gives what
+/// ends it and where the reading goes on.
+fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, usize)> {
+    let text = &b[k..end];
+    let (until, after) = if text.starts_with(b"<!--") {
+        (RawEnd::Literal("-->"), k + 4)
+    } else if text.starts_with(b"<![CDATA[") {
+        (RawEnd::Literal("]]>"), k + 9)
+    } else {
+        let (local, name_end) = open_name(text)?;
+        let element = RAW_TEXT_ELEMENTS
+            .iter()
+            .chain(RESULT_ELEMENTS)
+            .find(|e| e.eq_ignore_ascii_case(local))?;
+        // The opening tag ends at its `>` (or the line does).
+        let tag_end =
+            memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
+        (RawEnd::Element(element), tag_end)
+    };
+    if !at_head
+        && !b[after..end]
+            .iter()
+            .all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+    {
+        return None;
+    }
+    Some((until, after))
+}
+
+/// `<`, an optional prefix (`ns:`, or DeepSeek's `｜DSML｜` with an optional space after it) and a
+/// name ending in a blank, `>`, `/` or the text's end: the local name and the offset past it.
+fn open_name(text: &[u8]) -> Option<(&str, usize)> {
+    const BAR: &[u8] = "\u{ff5c}".as_bytes();
+    let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+    let mut i = 1;
+    if text[i..].starts_with(BAR) {
+        let close = memchr::memmem::find(&text[i + BAR.len()..(i + 64).min(text.len())], BAR)?;
+        i += 2 * BAR.len() + close;
+        if text.get(i) == Some(&b' ') {
+            i += 1;
+        }
+    }
+    let n = text[i..].iter().take_while(|c| name_byte(c)).count();
+    if n == 0 {
+        return None;
+    }
+    let mut local = (i, i + n);
+    i += n;
+    if text.get(i) == Some(&b':') {
+        let m = text[i + 1..].iter().take_while(|c| name_byte(c)).count();
+        if m == 0 {
+            return None;
+        }
+        local = (i + 1, i + 1 + m);
+        i += 1 + m;
+    }
+    match text.get(i) {
+        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/') => {}
+        _ => return None,
+    }
+    let local = std::str::from_utf8(&text[local.0..local.1]).ok()?;
+    Some((local, i))
+}
+
+/// The tag of element `local` (any prefix, any case when `fold`) at the `<` at `k`: whether it
+/// closes, and the offset past it (past the `>` of a closing tag, past the name of an opening
+/// one).
+fn element_tag(text: &[u8], k: usize, local: &str, fold: bool) -> Option<(bool, usize)> {
+    let closing = text.get(k + 1) == Some(&b'/');
+    let from = if closing { k + 1 } else { k };
+    let (name, after) = open_name(&text[from..])?;
+    let same = if fold {
+        name.eq_ignore_ascii_case(local)
+    } else {
+        name == local
+    };
+    if !same {
+        return None;
+    }
+    let after = from + after;
+    if closing {
+        let gt = memchr::memchr(b'>', &text[after..])?;
+        if !text[after..after + gt].iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        return Some((true, after + gt + 1));
+    }
+    Some((false, after))
+}
+
+/// Where a raw-text block's closer is in `b[p..end]`: the offset past it.
+fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
+    let text = &b[p..end];
+    match until {
+        RawEnd::Literal(lit) => {
+            memchr::memmem::find(text, lit.as_bytes()).map(|off| p + off + lit.len())
+        }
+        RawEnd::Element(local) => {
+            let mut i = 0;
+            while let Some(off) = memchr::memmem::find(&text[i..], b"</") {
+                let k = i + off;
+                if let Some((true, after)) = element_tag(text, k, local, true) {
+                    return Some(p + after);
+                }
+                i = k + 2;
+            }
+            None
+        }
+    }
+}
+
+/// Whether the `{` before `i` opens a JSON object: a quote (a key) follows it after blanks, or
+/// nothing more on its line.
+fn opens_object(b: &[u8], i: usize, end: usize) -> bool {
+    match b[i..end]
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+    {
+        None => true,
+        Some(&c) => c == b'"',
+    }
+}
