@@ -42,15 +42,13 @@ it, with one log line.
 from __future__ import annotations
 
 import copy
-import fnmatch
 import hashlib
 import json
 import logging
-import re
 import secrets
 import threading
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,11 +85,6 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 _CHAT_CALL_TYPES = frozenset({"acompletion", "completion"})
 _CATALOG_CACHE_MAX = 64
 
-# The API on main since the "API:" commit (Echoes, advance, Decision.prose, model=). Until a
-# wheel has it, the shims below stand in (conservative hold-back, prose and echoes in Python).
-_HAS_ECHOES = hasattr(ctb, "Echoes")
-_HAS_ADVANCE = hasattr(ctb.Session, "advance")
-
 
 # ---------------------------------------------------------------- the request
 
@@ -107,7 +100,16 @@ class _Plan:
     model: str
     client_stops: list[str]
     stops: list[str]
-    echoes: list[str] = field(default_factory=list)
+    messages: Any = None
+    _echoes: ctb.Echoes | None = field(default=None, repr=False)
+
+    @property
+    def echoes(self) -> ctb.Echoes:
+        """The request's tool results, indexed once (most recent first, as `Echoes` wants
+        them: past its size limit the oldest are left out)."""
+        if self._echoes is None:
+            self._echoes = ctb.Echoes(reversed(_echo_texts(self.messages)))
+        return self._echoes
 
     def turn(self) -> _Turn:
         return _Turn(self)
@@ -164,22 +166,7 @@ def _echo_texts(messages: Any) -> list[str]:
 
 def _names_family(config: ctb.Config, name: str) -> bool:
     """Whether `name` matches one of the config's family patterns."""
-    if not name:
-        return False
-    if _HAS_ECHOES:  # the contract's family_of answers None for a name of no family
-        return config.family_of(name) is not None
-    lowered = name.lower()
-    for patterns in config.families.values():
-        for pattern in patterns:
-            p = pattern.strip().lower()
-            if not p:
-                continue
-            if "*" in p or "?" in p:
-                if fnmatch.fnmatchcase(lowered, p):
-                    return True
-            elif p in lowered:
-                return True
-    return False
+    return bool(name) and config.family_of(name) is not None
 
 
 # ---------------------------------------------------------------- one turn
@@ -198,100 +185,26 @@ class _Turn:
     def __init__(self, plan: _Plan):
         self.plan = plan
         self.session = ctb.Session(plan.config)
-        if _HAS_ECHOES:
-            self.session.begin_turn(plan.model, plan.client_stops, ctb.Echoes(plan.echoes))
-        else:
-            self.session.begin_turn(plan.model, plan.client_stops)
-        # The shim's hold-back state (see `_shim_advance`).
-        self._line_parts: list[str] = []
-        self._line_start = 0
-        self._blocked = False
-        self._settled = 0
-        self._last_content_end = 0
+        self.session.begin_turn(plan.model, plan.client_stops, plan.echoes)
 
     def advance(self, delta: str) -> tuple[str | None, int]:
         """The text to hand on when the stream should stop now (else None), and how many
-        characters at the start of what was fed can be released to the client."""
-        if _HAS_ADVANCE:
-            return self.session.advance(delta, self.plan.catalog)
-        stop = self.session.feed(delta, self.plan.catalog)
-        return stop, self._shim_advance(delta)
+        characters at the start of what was fed can never be part of the call or of what
+        the bridge drops before it (the client may have them at once)."""
+        return self.session.advance(delta, self.plan.catalog)
 
     def finish(self, reply: str, finish_reason: str | None) -> _Call | None:
+        """The call, when the bridge translates the finished reply."""
         decision = self.session.finish(reply, finish_reason, self.plan.catalog)
         if decision.outcome != "translated":
             return None
-        request = decision.request
-        if not isinstance(request, dict):
+        request, prose = decision.request, decision.prose
+        if not isinstance(request, dict) or prose is None:
             return None
         name, arguments = request.get("tool_name"), request.get("tool_args")
         if not isinstance(name, str) or not isinstance(arguments, dict):
             return None
-        if _HAS_ECHOES:
-            prose = decision.prose
-        else:
-            prose = _shim_prose(reply, name, self.plan)
-        if prose is None:
-            return None
         return _Call(name=name, arguments=arguments, prose=prose)
-
-    # -- the shim: a conservative hold-back until Session.advance is in the wheel --------
-
-    _MARKUP = re.compile("[<>|{}\\[\\]:=`~\uff5c\u2581]")
-    _RESIDUE = re.compile(r"(?:^|(?<=\s))(?:court|course|count|call)$")
-
-    def _shim_advance(self, delta: str) -> int:
-        """Releases whole lines up to the first line that holds a markup character (or the
-        unfinished last line), without the white space and a residue word before it. Each
-        character is looked at a bounded number of times."""
-        if self._blocked:
-            return self._settled
-        start = 0
-        while True:
-            newline = delta.find("\n", start)
-            if newline < 0:
-                self._line_parts.append(delta[start:])
-                return self._settled
-            self._line_parts.append(delta[start:newline])
-            line = "".join(self._line_parts)
-            self._line_parts = []
-            if self._MARKUP.search(line):
-                self._blocked = True
-                return self._settled
-            content = line.rstrip()
-            if content.strip():
-                safe = self._RESIDUE.sub("", content).rstrip()
-                if safe.strip():
-                    self._settled = max(self._settled, self._line_start + len(safe))
-                else:
-                    self._settled = max(self._settled, self._last_content_end)
-                self._last_content_end = self._line_start + len(content)
-            self._line_start += len(line) + 1
-            start = newline + 1
-
-
-def _shim_prose(reply: str, name: str, plan: _Plan) -> str | None:
-    """The text before the call (as the contract's Decision.prose), and None for a call
-    copied from a tool result. The reply as it is, or completed by one of the stops."""
-    endings = ["", *plan.stops, *(s + ">" for s in plan.stops if not s.endswith(">"))]
-    for candidate in (reply + ending for ending in endings):
-        call = ctb.first_call(candidate, plan.catalog)
-        if call is None or call["name"] != name:
-            continue
-        start, end = call["span"]
-        if plan.echoes and _echoed(candidate[start:end], plan.echoes):
-            return None
-        return call["prose"]
-    return None
-
-
-_PREFIX = "ant" + "ml:"
-_SPACE = re.compile(r"\s+")
-
-
-def _echoed(markup: str, echoes: Iterable[str]) -> bool:
-    want = _SPACE.sub("", markup.replace(_PREFIX, ""))
-    return any(want and want in _SPACE.sub("", e.replace(_PREFIX, "")) for e in echoes)
 
 
 # ---------------------------------------------------------------- building replies
@@ -499,7 +412,7 @@ class LiteLLMBridge(CustomLogger):
             model=model,
             client_stops=client_stops,
             stops=list(turn_plan.stops),
-            echoes=_echo_texts(request.get("messages")),
+            messages=request.get("messages"),
         )
 
     # -- requests ------------------------------------------------------------------------
