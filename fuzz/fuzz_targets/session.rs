@@ -2,11 +2,15 @@
 //! family chosen by the input: the early stop fires at the same text in every chunking and
 //! hands on a call whose decision is a translation (the batch one, unless a JSON request after
 //! the call changes it); without an early stop the decision is the batch decision. The grammar
-//! streamed in the same pieces ends where the whole text does.
+//! streamed in the same pieces ends where the whole text does. With the input's top flag bit,
+//! the second half of the reply is also a text the agent received (an echo source): the same
+//! properties hold, and a call copied from it never stops the stream.
 #![no_main]
 
-use claude_tool_bridge::{Catalog, FinishReason, Outcome, Reason};
-use ctb_fixtures::{batch_reply, stream_reply};
+use std::sync::Arc;
+
+use claude_tool_bridge::{Catalog, Echoes, FinishReason, Outcome, Reason};
+use ctb_fixtures::{batch_reply_with, stream_reply_with};
 use ctb_invoke::{Found, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 use libfuzzer_sys::fuzz_target;
@@ -31,12 +35,14 @@ const FINISH: [FinishReason; 4] = [
 
 fn run(
     model: &str,
+    echoes: &Option<Arc<Echoes>>,
     pieces: &[&str],
     whole: &str,
     finish: FinishReason,
     cat: &Catalog,
 ) -> (Option<String>, claude_tool_bridge::Decision) {
-    let (stopped, decision) = stream_reply(model, pieces, whole, finish, cat, true);
+    let (stopped, decision) =
+        stream_reply_with(model, echoes.clone(), pieces, whole, finish, cat, true);
     (stopped, decision.expect("decided"))
 }
 
@@ -50,8 +56,15 @@ fuzz_target!(|data: &[u8]| {
     };
     let model = MODELS[data[8] as usize % MODELS.len()];
     let finish = FINISH[(data[8] as usize / MODELS.len()) % FINISH.len()];
+    let echoes = (data[8] & 0x80 != 0).then(|| {
+        let mut half = text.len() / 2;
+        while !text.is_char_boundary(half) {
+            half += 1;
+        }
+        Arc::new(Echoes::from_texts([&text[half..]]))
+    });
     let cat = Catalog::agent_zero();
-    let want = batch_reply(model, text, finish, &cat);
+    let want = batch_reply_with(model, echoes.clone(), text, finish, &cat);
     assert_ne!(want.reason, Reason::InternalError);
     let whole = find_first_call(text);
     let mut rng = Rng::new(seed);
@@ -69,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         assert_eq!(Scanner::new().finish(text), whole);
-        let (stopped, got) = run(model, &pieces, text, finish, &cat);
+        let (stopped, got) = run(model, &echoes, &pieces, text, finish, &cat);
         match &first_stop {
             None => first_stop = Some(stopped.clone()),
             Some(s) => assert_eq!(s, &stopped, "the stop point moved"),

@@ -25,8 +25,19 @@ PLUGIN_DIR = Path(__file__).resolve().parent
 
 
 def ensure_dependencies(raise_on_error: bool = False) -> bool:
-    """Makes `import claude_tool_bridge` give the plugin's version in this Python."""
-    outcome = wheel.ensure(PLUGIN_DIR)
+    """Makes `import claude_tool_bridge` give the plugin's version in this Python. Never
+    raises into Agent Zero's startup; with `raise_on_error` (the installer) a failure raises
+    RuntimeError with the reason, which the installer shows."""
+    try:
+        outcome = wheel.ensure(PLUGIN_DIR)
+    except Exception as error:  # noqa: BLE001 - a failure of the installer itself
+        outcome = wheel.Outcome(
+            False,
+            "",
+            reason=f"installing the wheel failed ({type(error).__name__}: {error})",
+            fix="please report this line; meanwhile install the wheel by hand with "
+            f"`{sys.executable} -m pip install claude-tool-bridge` and restart Agent Zero",
+        )
     if outcome.ok:
         if outcome.source != "installed":
             version = wheel.plugin_version(PLUGIN_DIR)
@@ -35,18 +46,26 @@ def ensure_dependencies(raise_on_error: bool = False) -> bool:
             )
         return True
     if raise_on_error:
-        raise RuntimeError(f"{outcome.reason}. To fix: {outcome.fix}.")
+        raise RuntimeError(f"{agent_zero.plain(outcome.reason, 1000)}. To fix: {outcome.fix}.")
     agent_zero.report_inactive(outcome.reason, outcome.fix)
     return False
 
 
 def install() -> bool:
+    """The plugin installer's hook: raises RuntimeError when the wheel cannot be put in
+    place (the installer then removes the plugin folder and shows why)."""
     return ensure_dependencies(raise_on_error=True)
 
 
 def uninstall() -> bool:
-    """Removes the wheel so nothing of the plugin stays behind."""
-    if wheel.uninstall():
+    """Removes the wheel so nothing of the plugin stays behind. Never raises: the folder is
+    deleted anyway."""
+    try:
+        removed = wheel.uninstall()
+    except Exception as error:  # noqa: BLE001
+        agent_zero.say(f"removing the wheel failed: {type(error).__name__}: {error}", error=True)
+        removed = False
+    if removed:
         agent_zero.say("removed the claude-tool-bridge wheel")
         return True
     agent_zero.say(

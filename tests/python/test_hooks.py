@@ -36,6 +36,11 @@ def warnings(agent):
     return [entry for entry in agent.history if entry[0] == "warning"]
 
 
+def settings(shown):
+    """The settings of what the settings screen shows (without its display-only keys)."""
+    return {k: v for k, v in shown.items() if not k.startswith("_")}
+
+
 def plan_stops(model_stops=()):
     return ctb.Session(ctb.Config()).begin_turn(CLAUDE, list(model_stops)).stops
 
@@ -372,10 +377,10 @@ def test_startup_migration_calls_ensure_dependencies(a0):
 
 def test_hooks_get_plugin_config_fills_missing_keys(a0):
     config = a0.plugins.get_plugin_config("claude_tool_bridge")
-    assert config == ctb.Config().to_dict()
+    assert settings(config) == ctb.Config().to_dict()
     a0.plugins.SAVED["claude_tool_bridge"] = {"early_stop": False}
     merged = a0.plugins.get_plugin_config("claude_tool_bridge")
-    assert merged == {**ctb.Config().to_dict(), "early_stop": False}
+    assert settings(merged) == {**ctb.Config().to_dict(), "early_stop": False}
 
 
 async def test_a_reused_model_object_does_not_pile_up_stops(a0):
@@ -397,10 +402,12 @@ def test_the_screen_saves_only_what_differs_from_the_defaults(a0):
     """After a save, a later release's changed default still reaches every key the user
     left alone: config.json holds only the user's changes; the screen shows every key."""
     shown = a0.plugins.get_plugin_config("claude_tool_bridge")
-    assert shown == ctb.Config().to_dict()
+    assert settings(shown) == ctb.Config().to_dict()
+    # the screen saves what it shows, display-only keys included: they are not stored
     a0.plugins.save_plugin_config("claude_tool_bridge", "", "", {**shown, "early_stop": False})
     assert a0.plugins.SAVED["claude_tool_bridge"] == {"early_stop": False}
-    assert a0.plugins.get_plugin_config("claude_tool_bridge") == {**shown, "early_stop": False}
+    assert settings(a0.plugins.get_plugin_config("claude_tool_bridge")) == {
+        **settings(shown), "early_stop": False}
     # "Reset to default": the screen loads the defaults file and saves it
     a0.plugins.save_plugin_config("claude_tool_bridge", "", "",
                                   a0.plugins.get_default_plugin_config("claude_tool_bridge"))
@@ -411,7 +418,7 @@ def test_unusable_saved_values_show_the_default_and_say_why_once(a0):
     a0.plugins.SAVED["claude_tool_bridge"] = {"prose_min_chars": "lots", "colour": "blue"}
     for _ in range(3):
         shown = a0.plugins.get_plugin_config("claude_tool_bridge")
-    assert shown == ctb.Config().to_dict()
+    assert settings(shown) == ctb.Config().to_dict()
     said = [line for line in a0.printed if "settings:" in line]
     assert said == [
         '[claude_tool_bridge] settings: `prose_min_chars` must be a whole number of 0 or more, '
@@ -476,7 +483,8 @@ async def test_every_decision_of_a_turn_is_logged_discards_included(a0):
     await agent.turn(MESSAGES)
     lines = [line for line in a0.printed if line.startswith("[claude_tool_bridge] A0:")]
     assert lines == [
-        "[claude_tool_bridge] A0: discard (stopped_without_call), asked again",
+        "[claude_tool_bridge] A0: discard (stopped_without_call), asked again "
+        "(re-ask 1 of this turn, cause: stopped_without_call)",
         "[claude_tool_bridge] A0: translated (translated) -> code_execution_tool",
     ]
 

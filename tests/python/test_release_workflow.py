@@ -60,3 +60,18 @@ def test_actions_are_pinned_to_commits():
             if uses:
                 ref = uses.split("@", 1)[1]
                 assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), uses
+
+
+def test_the_bundle_locks_every_wheel_built():
+    """Issue 16: the bundle job hands every platform's wheel to `cargo xtask bundle`, which
+    writes their sha256 into wheels.lock (the same code `cargo xtask dist` runs), and the
+    release carries the bundle and the hub trees."""
+    bundle = JOBS["bundle"]
+    download = next(s for s in bundle["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert download["with"]["pattern"] == "wheel-*" and download["with"]["merge-multiple"] is True
+    runs = [s["run"] for s in bundle["steps"] if "run" in s]
+    assert runs == [f"cargo xtask bundle --wheels {download['with']['path']} --out bundle-out"]
+    upload = next(s for s in bundle["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"] == "bundle-out/claude_tool_bridge-*.zip"  # plugin and hub zips
+    release = " ".join(s.get("run", "") for s in JOBS["publish"]["steps"])
+    assert "bundle/*.zip" in release

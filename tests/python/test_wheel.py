@@ -89,20 +89,65 @@ class OddMapping(dict):
 @pytest.mark.parametrize(
     "settings, message",
     [
-        (_cyclic(), "nested more than 64 levels"),
-        ({"models": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
-         "nested more than 64 levels"),
-        ({1: True}, "key of type int"),
-        ({"models": {"a", "b"}}, "`models` holds a value of type set"),
-        ({"x": [1, object()]}, "`x[1]` holds a value of type object"),
-        ({"prose_min_chars": float("nan")}, "not a finite number"),
         ([("enabled", False)], "must be a mapping of keys to values, not a list"),
         ("enabled: false", "must be a mapping of keys to values, not a string"),
     ],
 )
-def test_from_dict_raises_one_clear_value_error(settings, message):
-    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+def test_from_dict_raises_one_clear_value_error_for_a_top_level_that_is_no_dict(settings, message):
+    with pytest.raises(ValueError, match=message):
         ctb.Config.from_dict(settings)
+
+
+@pytest.mark.parametrize(
+    "settings, warning",
+    [
+        (_cyclic(), "`models` cannot be read (`models.models.models.models...` is nested more than 64 levels"),
+        ({"models": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+         "`models` cannot be read (`models[0][0][0]...` is nested more than 64 levels deep"),
+        ({"models": {"a", "b"}}, "`models` cannot be read (it holds a value of type set"),
+        ({"models": float("inf")}, "`models` cannot be read (it holds inf, which is not a finite number)"),
+    ],
+)
+def test_an_unreadable_models_value_covers_no_model(settings, warning):
+    config = ctb.Config.from_dict({**settings, "early_stop": False})
+    assert config.models == [] and config.early_stop is False
+    assert len(config.warnings) == 1 and config.warnings[0].startswith(warning), config.warnings
+    assert config.warnings[0].endswith("no model is covered until this is fixed")
+
+
+def test_an_unreadable_value_costs_its_own_key_only():
+    """Issue 16: a NaN anywhere used to throw the whole saved document away, so a saved
+    `enabled: false` silently became true."""
+    config = ctb.Config.from_dict({"enabled": False, "prose_min_chars": float("nan"),
+                                   1: True, "x": [1, object()]})
+    assert config.enabled is False
+    assert config.prose_min_chars == 800
+    assert config.warnings == [
+        "`prose_min_chars` cannot be read (it holds NaN, which is not a finite number); "
+        "the default (800) is used",
+        "unknown key `1` ignored",
+        "unknown key `x` ignored",
+    ]
+
+
+@pytest.mark.parametrize("value", ["false", "true", None, float("nan"), 0, 1, [], {}, object()])
+def test_an_enabled_that_cannot_be_read_is_off(value):
+    config = ctb.Config.from_dict({"enabled": value})
+    assert config.enabled is False
+    assert len(config.warnings) == 1 and "the bridge is off until this is fixed" in config.warnings[0]
+    assert ctb.Session(config).begin_turn("anthropic/claude-sonnet-4-5", []).covered is False
+
+
+def test_a_bad_model_pattern_is_left_out_and_never_widens_coverage():
+    config = ctb.Config.from_dict({"models": ["claude", 3, "x" * 2000]})
+    assert config.models == ["claude"]
+    assert config.warnings == [
+        "`models[1]` must be a model name pattern (text), not a number (3); it is left out",
+        "`models[2]`: model pattern of 2000 bytes is longer than 1024; it is left out",
+    ]
+    session = ctb.Session(config)
+    assert session.begin_turn("anthropic/claude-sonnet-4-5", []).covered
+    assert not session.begin_turn("openrouter/z-ai/glm-4.7", []).covered
 
 
 def test_from_dict_reads_dict_subclasses_and_big_numbers():
@@ -270,3 +315,45 @@ def test_first_call_reads_any_family_with_str_indices():
     decision = ctb.translate(LS_CALL, ctb.Catalog.agent_zero())
     assert decision.family == "claude"
     assert ctb.translate("Just prose.", ctb.Catalog.agent_zero()).family is None
+
+
+# ---------------------------------------------------------------- integers Python cannot read
+
+
+def _ledger_call(digits: str) -> str:
+    return ("<invoke name=\"ledger_record\">\n<parameter name=\"code\">BIG</parameter>\n"
+            f"<parameter name=\"id\">{digits}</parameter>\n</invoke>")
+
+
+def test_a_call_holding_an_integer_python_cannot_read_is_refused_without_an_exception():
+    """Issue 16: `Decision.request`, `first_call` and `loads` raised an undocumented
+    ValueError for an integer over 4,300 digits (Python's int-from-text limit)."""
+    catalog = ctb.Catalog.from_text((REPO / "fixtures" / "catalogs" / "typed.json").read_text())
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    assert limit == 4300
+    fits = _ledger_call("7" * 4300)
+    decision = ctb.translate(fits, catalog)
+    assert decision.outcome == "translated"
+    assert decision.request["tool_args"]["id"] == int("7" * 4300)
+    assert json.loads(decision.reply)["tool_args"]["id"] == int("7" * 4300)
+    assert ctb.first_call(fits, catalog)["arguments"]["id"] == int("7" * 4300)
+
+    too_long = _ledger_call("7" * 4301)
+    decision = ctb.translate(too_long, catalog)
+    assert (decision.outcome, decision.reason, decision.request) == ("untouched", "bad_argument", None)
+    assert decision.reply == too_long
+    assert ctb.first_call(too_long, catalog) is None
+    session = ctb.Session(ctb.Config())
+    session.begin_turn("anthropic/claude-sonnet-4-5", [])
+    finished = session.finish(too_long, "stop", catalog)
+    assert (finished.outcome, finished.reason, finished.request) == ("untouched", "bad_argument", None)
+
+
+def test_loads_raises_the_value_error_json_loads_raises_for_such_an_integer():
+    text = "[" + "7" * 4301 + "]"
+    with pytest.raises(ValueError) as ours:
+        ctb.loads(text)
+    with pytest.raises(ValueError) as theirs:
+        json.loads(text)
+    assert str(ours.value) == str(theirs.value)
+    assert ctb.loads("[" + "7" * 4300 + "]") == [int("7" * 4300)]

@@ -27,7 +27,11 @@ commands:
   bench [criterion args]       run the criterion benchmarks
   dist                         build the wheel (manylinux2014 on linux x86-64), the sdist and
                                the Agent Zero plugin bundle into dist/; install the wheel and
-                               the sdist into fresh virtualenvs and import them
+                               the sdist into fresh virtualenvs and import them; write the
+                               lock, the root-level plugin tree and the Plugin Hub entry
+  bundle --wheels DIR [--out DIR]
+                               the plugin bundle, the root-level plugin tree and the Plugin Hub
+                               entry for every wheel in DIR (the release workflow's step)
   fuzz [--seconds N] [TARGET...]
                                run the cargo-fuzz targets in fuzz/ (nightly), N seconds each
   install-plugin <a0-dir> [--python PATH]
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "fuzz" => fuzz::run(rest),
         "dist" => dist::dist(rest),
+        "bundle" => dist::bundle(rest),
         "install-plugin" => dist::install_plugin(rest),
         "release" => dist::release(rest),
         "help" | "--help" | "-h" => {

@@ -5,8 +5,25 @@
 //! parsed document (a [`serde_json::Value`]; reading YAML or JSON text is the job of the edges:
 //! the `ctb` command line tool and the Python binding), and [`Config::from_value`] lays them
 //! over the defaults key by key. A document saved by an older version, lacking newer keys,
-//! still loads. An unknown key or a value of the wrong type becomes a [`ConfigWarning`] and the
-//! key keeps its default; only a document whose top level is not a mapping is an error.
+//! still loads. An unknown key or a value of the wrong type becomes a [`ConfigWarning`]; only a
+//! document whose top level is not a mapping is an error.
+//!
+//! A value that cannot be used falls back for its own key only, and never towards doing more:
+//!
+//! - `enabled`: anything but `true` or `false` (`"false"`, `null`, a number, a value the edge
+//!   could not read at all) turns the bridge **off**; only a missing key takes the default;
+//! - `models`: a list item that is not text, or is longer than [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN),
+//!   and the items past [`MAX_PATTERNS`](crate::MAX_PATTERNS) are left out and the rest used; a
+//!   value that is not a list (or one text) at all covers **no model**. A bad `models` never
+//!   covers more than what was written;
+//! - `families`: an unknown family name is left out, a family whose value is not a list keeps
+//!   its default patterns, bad items are left out as for `models` (the family only picks stop
+//!   strings, it never widens coverage);
+//! - every other key keeps its default.
+//!
+//! An edge that reads the document itself (the Python binding reads a dict) may find a value
+//! it cannot turn into JSON at all (`NaN`, an object): [`Config::from_entries`] takes such a
+//! value as unreadable, and it falls back like any other unusable value of its key.
 //!
 //! ```
 //! use claude_tool_bridge::Config;
@@ -31,7 +48,9 @@ use serde_json::{Map, Value};
 
 use ctb_guard::ModelFamily;
 
-use crate::model_patterns::{ModelFamilies, ModelPatterns};
+use crate::model_patterns::{
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, default_family_patterns, too_long,
+};
 
 /// Settings of the bridge. [`Config::default`] holds every default.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,44 +112,100 @@ impl Config {
 
     /// Builds a config from a parsed document: the defaults, with each key the document sets
     /// laid over them. `null` gives the defaults. Returns the config and one warning per
-    /// unknown key or unusable value (that key keeps its default), in document order.
+    /// unknown key or unusable value, in document order (see the module documentation for
+    /// what an unusable value falls back to).
+    ///
+    /// # Errors
+    /// [`ConfigErrorKind::NotAMapping`] when the document is neither a mapping nor `null`.
     pub fn from_value(value: Value) -> Result<(Self, Vec<ConfigWarning>), ConfigError> {
-        let map = match value {
-            Value::Null => return Ok((Self::default(), Vec::new())),
-            Value::Object(map) => map,
-            other => {
-                return Err(ConfigError::new(
-                    ConfigErrorKind::NotAMapping,
-                    format!(
-                        "the settings must be a mapping of keys to values, not {}",
-                        describe(&other)
-                    ),
-                ));
-            }
-        };
+        match value {
+            Value::Null => Ok((Self::default(), Vec::new())),
+            Value::Object(map) => Ok(Self::from_entries(
+                map.into_iter().map(|(key, value)| (key, Ok(value))),
+            )),
+            other => Err(ConfigError::new(
+                ConfigErrorKind::NotAMapping,
+                format!(
+                    "the settings must be a mapping of keys to values, not {}",
+                    describe(&other)
+                ),
+            )),
+        }
+    }
+
+    /// As [`Config::from_value`], for a mapping whose values an edge read one by one: an
+    /// `Err` is a value that could not be read at all (the text says why); it counts as an
+    /// unusable value of its key, so it never affects another key.
+    ///
+    /// ```
+    /// use claude_tool_bridge::Config;
+    /// use serde_json::json;
+    ///
+    /// let (config, warnings) = Config::from_entries([
+    ///     ("enabled".to_owned(), Err("it holds NaN".to_owned())),
+    ///     ("early_stop".to_owned(), Ok(json!(false))),
+    /// ]);
+    /// assert!(!config.enabled); // an unreadable `enabled` never turns the bridge on
+    /// assert!(!config.early_stop);
+    /// assert_eq!(warnings[0].to_string(),
+    ///            "`enabled` cannot be read (it holds NaN); the bridge is off until this is fixed");
+    /// ```
+    pub fn from_entries<I>(entries: I) -> (Self, Vec<ConfigWarning>)
+    where
+        I: IntoIterator<Item = (String, Result<Value, String>)>,
+    {
         let mut config = Self::default();
-        let mut warnings = Vec::new();
-        let mut defaults: Option<Value> = None;
-        for (key, value) in map {
-            let problem = match key.as_str() {
-                "enabled" => set_bool(&mut config.enabled, &value),
-                "models" => set_models(&mut config.models, &value),
-                "families" => set_families(&mut config.families, &value),
-                "early_stop" => set_bool(&mut config.early_stop, &value),
-                "stop_sequence" => set_bool(&mut config.stop_sequence, &value),
-                "loop_guard" => set_bool(&mut config.loop_guard, &value),
-                "prose_as_response" => set_bool(&mut config.prose_as_response, &value),
-                "prose_min_chars" => set_count(&mut config.prose_min_chars, &value),
-                "all_forms" => set_bool(&mut config.all_forms, &value),
-                _ => Some(WarningKind::UnknownKey),
+        let mut warnings = Warnings(Vec::new());
+        for (key, value) in entries {
+            let value = match value {
+                Ok(value) => value,
+                Err(why) => {
+                    let kind = WarningKind::Unreadable(why);
+                    match key.as_str() {
+                        "enabled" => config.enabled = false,
+                        "models" => config.models = ModelPatterns::none(),
+                        k if Self::KEYS.contains(&k) => {}
+                        _ => {
+                            warnings.push(&key, None, WarningKind::UnknownKey, Fallback::Ignored);
+                            continue;
+                        }
+                    }
+                    let fallback = fallback_of(&key);
+                    warnings.push(&key, None, kind, fallback);
+                    continue;
+                }
             };
-            if let Some(kind) = problem {
-                let defaults = defaults.get_or_insert_with(|| Self::default().to_value());
-                let default = defaults.get(&key).map(compact);
-                warnings.push(ConfigWarning { key, kind, default });
+            match key.as_str() {
+                "enabled" => {
+                    if let Some(kind) = set_bool(&mut config.enabled, &value) {
+                        config.enabled = false;
+                        warnings.push(&key, None, kind, Fallback::Off);
+                    }
+                }
+                "models" => set_models(&mut config.models, &value, &mut warnings),
+                "families" => set_families(&mut config.families, &value, &mut warnings),
+                "early_stop" | "stop_sequence" | "loop_guard" | "prose_as_response"
+                | "all_forms" => {
+                    let slot = match key.as_str() {
+                        "early_stop" => &mut config.early_stop,
+                        "stop_sequence" => &mut config.stop_sequence,
+                        "loop_guard" => &mut config.loop_guard,
+                        "all_forms" => &mut config.all_forms,
+                        _ => &mut config.prose_as_response,
+                    };
+                    if let Some(kind) = set_bool(slot, &value) {
+                        warnings.push(&key, None, kind, fallback_of(&key));
+                    }
+                }
+                "prose_min_chars" => {
+                    if let Some(kind) = set_count(&mut config.prose_min_chars, &value) {
+                        warnings.push(&key, None, kind, fallback_of(&key));
+                    }
+                }
+                _ => warnings.push(&key, None, WarningKind::UnknownKey, Fallback::Ignored),
             }
         }
-        Ok((config, warnings))
+        (config, warnings.0)
     }
 
     /// Every setting as a JSON object, defaults included (the shape `from_value` reads).
@@ -196,7 +271,8 @@ impl Config {
 pub enum ConfigErrorKind {
     /// The top level is not a mapping of keys to values.
     NotAMapping,
-    /// A model pattern that cannot be compiled (longer than
+    /// A list of model patterns that cannot be compiled (more than
+    /// [`MAX_PATTERNS`](crate::MAX_PATTERNS), or one longer than
     /// [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN)).
     BadPattern,
 }
@@ -240,18 +316,41 @@ pub enum WarningKind {
         /// What it got, in words, with the value when it is short ("a string (\"yes\")").
         found: String,
     },
-    /// A `models` list with a pattern that cannot be compiled.
+    /// A model pattern that cannot be used (too long, or one too many).
     BadPattern(String),
+    /// A name under `families` that is not a model family.
+    UnknownFamily(String),
+    /// A value the edge could not read at all (the text says why).
+    Unreadable(String),
+}
+
+/// What a key falls back to when its value is not used as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fallback {
+    /// The key's default, compact JSON (shown when short).
+    Default(String),
+    /// `enabled`: the bridge is off.
+    Off,
+    /// `models`: no model is covered.
+    NoModels,
+    /// The offending item is left out, the rest of the value is used.
+    LeftOut,
+    /// The items past the limit are left out.
+    PastLimit,
+    /// An unknown key: ignored.
+    Ignored,
 }
 
 /// One key of a settings document that was not used as given. Its `Display` is one line for
-/// a person to read.
+/// a person to read, saying what is used instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWarning {
     key: String,
+    /// Where inside the key's value, when not the value as a whole (`models[2]`,
+    /// `families.kimi`).
+    place: Option<String>,
     kind: WarningKind,
-    /// The key's default, compact JSON (None for an unknown key).
-    default: Option<String>,
+    fallback: Fallback,
 }
 
 impl ConfigWarning {
@@ -268,30 +367,73 @@ impl ConfigWarning {
 
 impl std::fmt::Display for ConfigWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = &self.key;
-        // A long default (the model lists) is named, not printed.
-        let default = match self.default.as_deref() {
-            Some(text) if text.len() <= 40 => format!("the default ({text})"),
-            _ => "the default".to_owned(),
-        };
+        let place = self.place.as_deref().unwrap_or(&self.key);
         match &self.kind {
-            WarningKind::UnknownKey => write!(f, "unknown key `{key}` ignored"),
+            WarningKind::UnknownKey => return write!(f, "unknown key `{place}` ignored"),
+            WarningKind::UnknownFamily(name) => write!(
+                f,
+                "`{place}`: `{name}` is not a model family (claude, minimax, deepseek, qwen, \
+                 glm, kimi, gpt_oss, grok)"
+            )?,
             WarningKind::BadValue { expected, found } => {
-                write!(
-                    f,
-                    "`{key}` must be {expected}, not {found}; {default} is used"
-                )
+                write!(f, "`{place}` must be {expected}, not {found}")?
             }
-            WarningKind::BadPattern(why) => write!(f, "`{key}`: {why}; {default} is used"),
+            WarningKind::BadPattern(why) => write!(f, "`{place}`: {why}")?,
+            WarningKind::Unreadable(why) => write!(f, "`{place}` cannot be read ({why})")?,
+        }
+        match &self.fallback {
+            // A long default (the model lists) is named, not printed.
+            Fallback::Default(text) if text.len() <= 40 => {
+                write!(f, "; the default ({text}) is used")
+            }
+            Fallback::Default(_) => f.write_str("; the default is used"),
+            Fallback::Off => f.write_str("; the bridge is off until this is fixed"),
+            Fallback::NoModels => f.write_str("; no model is covered until this is fixed"),
+            Fallback::LeftOut => f.write_str("; it is left out"),
+            Fallback::PastLimit => write!(
+                f,
+                "; the patterns after the first {MAX_PATTERNS} are left out"
+            ),
+            Fallback::Ignored => f.write_str("; ignored"),
         }
     }
 }
 
-fn bad(expected: &'static str, value: &Value) -> Option<WarningKind> {
-    Some(WarningKind::BadValue {
+/// The warnings of one document, in order.
+struct Warnings(Vec<ConfigWarning>);
+
+impl Warnings {
+    fn push(&mut self, key: &str, place: Option<String>, kind: WarningKind, fallback: Fallback) {
+        self.0.push(ConfigWarning {
+            key: key.to_owned(),
+            place,
+            kind,
+            fallback,
+        });
+    }
+}
+
+/// What an unusable value of `key` falls back to.
+fn fallback_of(key: &str) -> Fallback {
+    match key {
+        "enabled" => Fallback::Off,
+        "models" => Fallback::NoModels,
+        _ => {
+            let default = Config::default().to_value();
+            Fallback::Default(default.get(key).map(compact).unwrap_or_default())
+        }
+    }
+}
+
+fn bad_value(expected: &'static str, value: &Value) -> WarningKind {
+    WarningKind::BadValue {
         expected,
         found: describe(value),
-    })
+    }
+}
+
+fn bad(expected: &'static str, value: &Value) -> Option<WarningKind> {
+    Some(bad_value(expected, value))
 }
 
 fn set_bool(slot: &mut bool, value: &Value) -> Option<WarningKind> {
@@ -314,57 +456,128 @@ fn set_count(slot: &mut usize, value: &Value) -> Option<WarningKind> {
     }
 }
 
-/// `models` takes a list of text patterns, or one text (a single pattern).
-fn set_models(slot: &mut ModelPatterns, value: &Value) -> Option<WarningKind> {
-    const EXPECTED: &str = "a list of model name patterns";
-    let patterns: Vec<&str> = match value {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(items) => {
-            let mut texts = Vec::with_capacity(items.len());
-            for item in items {
-                match item.as_str() {
-                    Some(s) => texts.push(s),
-                    None => return bad(EXPECTED, value),
-                }
-            }
-            texts
-        }
-        other => return bad(EXPECTED, other),
-    };
-    match ModelPatterns::new(patterns) {
-        Ok(compiled) => {
-            *slot = compiled;
+const PATTERNS: &str = "a list of model name patterns";
+
+/// `models` takes a list of text patterns, or one text (a single pattern). Bad items are left
+/// out; a value that is no list at all covers no model.
+fn set_models(slot: &mut ModelPatterns, value: &Value, warnings: &mut Warnings) {
+    *slot = match usable_patterns("models", "models", value, warnings) {
+        Some(patterns) => compile("models", None, patterns, warnings, Fallback::NoModels),
+        None => {
+            warnings.push(
+                "models",
+                None,
+                bad_value(PATTERNS, value),
+                Fallback::NoModels,
+            );
             None
         }
-        Err(e) => Some(WarningKind::BadPattern(e.to_string())),
+    }
+    .unwrap_or_else(ModelPatterns::none);
+}
+
+/// The usable patterns of a pattern list (`None` when `value` is no list or text at all), a
+/// warning for each item left out.
+fn usable_patterns<'v>(
+    key: &str,
+    place: &str,
+    value: &'v Value,
+    warnings: &mut Warnings,
+) -> Option<Vec<&'v str>> {
+    let items: Vec<&Value> = match value {
+        Value::String(_) => vec![value],
+        Value::Array(items) => items.iter().collect(),
+        _ => return None,
+    };
+    let mut patterns = Vec::with_capacity(items.len().min(MAX_PATTERNS));
+    for (i, item) in items.iter().enumerate() {
+        if patterns.len() == MAX_PATTERNS {
+            let why = format!("{} patterns, more than {MAX_PATTERNS}", items.len());
+            warnings.push(
+                key,
+                Some(place.to_owned()),
+                WarningKind::BadPattern(why),
+                Fallback::PastLimit,
+            );
+            break;
+        }
+        let at = || Some(format!("{place}[{i}]"));
+        match item.as_str() {
+            Some(text) if text.len() > MAX_PATTERN_LEN => warnings.push(
+                key,
+                at(),
+                WarningKind::BadPattern(too_long(text.len())),
+                Fallback::LeftOut,
+            ),
+            Some(text) => patterns.push(text),
+            None => warnings.push(
+                key,
+                at(),
+                WarningKind::BadValue {
+                    expected: "a model name pattern (text)",
+                    found: describe(item),
+                },
+                Fallback::LeftOut,
+            ),
+        }
+    }
+    Some(patterns)
+}
+
+/// Compiles usable patterns; `None` (and a warning) should the regex engine refuse them.
+fn compile(
+    key: &str,
+    place: Option<String>,
+    patterns: Vec<&str>,
+    warnings: &mut Warnings,
+    fallback: Fallback,
+) -> Option<ModelPatterns> {
+    match ModelPatterns::new(patterns) {
+        Ok(compiled) => Some(compiled),
+        Err(e) => {
+            warnings.push(key, place, WarningKind::BadPattern(e.to_string()), fallback);
+            None
+        }
     }
 }
 
 /// `families` takes a mapping of family names (`claude`, `minimax`, `deepseek`, `qwen`, `glm`,
 /// `kimi`, `gpt_oss`, `grok`) to pattern lists; the families it names get those patterns, the
-/// others keep theirs. An unknown family name, or a list that is not one, leaves every family
-/// as it was.
-fn set_families(slot: &mut ModelFamilies, value: &Value) -> Option<WarningKind> {
+/// others keep theirs. An unknown family name is left out; a family whose value is no list
+/// keeps its default patterns; bad items are left out.
+fn set_families(slot: &mut ModelFamilies, value: &Value, warnings: &mut Warnings) {
     const EXPECTED: &str = "a mapping of family names (claude, minimax, deepseek, qwen, glm, kimi, gpt_oss, grok) to lists of model name patterns";
     let Value::Object(map) = value else {
-        return bad(EXPECTED, value);
+        let kind = bad_value(EXPECTED, value);
+        warnings.push("families", None, kind, fallback_of("families"));
+        return;
     };
-    let mut next = slot.clone();
     for (name, patterns) in map {
+        let place = format!("families.{name}");
         let Some(family) = ModelFamily::from_code(name) else {
-            return bad(EXPECTED, value);
+            warnings.push(
+                "families",
+                None,
+                WarningKind::UnknownFamily(name.clone()),
+                Fallback::LeftOut,
+            );
+            continue;
         };
-        let mut compiled = next
-            .patterns(family)
-            .cloned()
-            .unwrap_or_else(ModelPatterns::none);
-        if let Some(problem) = set_models(&mut compiled, patterns) {
-            return Some(problem);
+        let default =
+            Fallback::Default(compact(&serde_json::json!(default_family_patterns(family))));
+        let Some(usable) = usable_patterns("families", &place, patterns, warnings) else {
+            warnings.push(
+                "families",
+                Some(place),
+                bad_value(PATTERNS, patterns),
+                default,
+            );
+            continue;
+        };
+        if let Some(compiled) = compile("families", Some(place), usable, warnings, default) {
+            slot.set(family, compiled);
         }
-        next.set(family, compiled);
     }
-    *slot = next;
-    None
 }
 
 /// A value in words: its kind, and the value itself when it is short.
@@ -435,75 +648,153 @@ mod tests {
         assert!(Config::default().overrides().is_empty());
     }
 
+    /// Each document gives exactly one warning, and the config the defaults with `changed`
+    /// laid over them: an unusable value affects its own key only, and never towards doing
+    /// more (an unreadable `enabled` is off, an unreadable `models` covers less).
     #[test]
-    fn warnings_read_well() {
-        let cases: &[(Value, &str)] = &[
-            (json!({"colour": "blue"}), "unknown key `colour` ignored"),
+    fn warnings_read_well_and_unusable_values_fail_closed() {
+        let many: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
+        let cases: &[(Value, &str, Value)] = &[
+            (
+                json!({"colour": "blue"}),
+                "unknown key `colour` ignored",
+                json!({}),
+            ),
             (
                 json!({"loop_guard": "no_thanks"}),
                 "`loop_guard` must be true or false, not a string (\"no_thanks\"); \
                  the default (true) is used",
+                json!({}),
             ),
             (
                 json!({"early_stop": 1}),
                 "`early_stop` must be true or false, not a number (1); the default (true) is used",
+                json!({}),
             ),
             (
                 json!({"prose_min_chars": -5}),
                 "`prose_min_chars` must be a whole number of 0 or more, not a number (-5); \
                  the default (800) is used",
+                json!({}),
             ),
             (
                 json!({"prose_min_chars": 1.5}),
                 "`prose_min_chars` must be a whole number of 0 or more, not a number (1.5); \
                  the default (800) is used",
-            ),
-            (
-                json!({"models": 5}),
-                "`models` must be a list of model name patterns, not a number (5); \
-                 the default is used",
-            ),
-            (
-                json!({"models": ["claude", 3]}),
-                "`models` must be a list of model name patterns, not a list; \
-                 the default is used",
+                json!({}),
             ),
             (
                 json!({"enabled": null}),
-                "`enabled` must be true or false, not null; the default (true) is used",
+                "`enabled` must be true or false, not null; the bridge is off until this is fixed",
+                json!({"enabled": false}),
+            ),
+            (
+                json!({"enabled": "false"}),
+                "`enabled` must be true or false, not a string (\"false\"); the bridge is off \
+                 until this is fixed",
+                json!({"enabled": false}),
+            ),
+            (
+                json!({"enabled": "true"}),
+                "`enabled` must be true or false, not a string (\"true\"); the bridge is off \
+                 until this is fixed",
+                json!({"enabled": false}),
             ),
             (
                 json!({"enabled": {"a": 1}}),
-                "`enabled` must be true or false, not a mapping; the default (true) is used",
+                "`enabled` must be true or false, not a mapping; the bridge is off until this \
+                 is fixed",
+                json!({"enabled": false}),
             ),
             (
-                json!({"models": ["x".repeat(1025)]}),
-                "`models`: model pattern of 1025 bytes is longer than 1024; \
-                 the default is used",
+                json!({"models": 5}),
+                "`models` must be a list of model name patterns, not a number (5); no model is \
+                 covered until this is fixed",
+                json!({"models": []}),
             ),
             (
-                json!({"families": {"llama": ["llama"]}}),
-                "`families` must be a mapping of family names (claude, minimax, deepseek, \
-                 qwen, glm, kimi, gpt_oss, grok) to lists of model name patterns, not a \
-                 mapping; the default is used",
+                json!({"models": null}),
+                "`models` must be a list of model name patterns, not null; no model is covered \
+                 until this is fixed",
+                json!({"models": []}),
             ),
             (
-                json!({"families": {"glm": ["glm"], "kimi": 3}}),
-                "`families` must be a list of model name patterns, not a number (3); \
-                 the default is used",
+                json!({"models": ["claude", 3]}),
+                "`models[1]` must be a model name pattern (text), not a number (3); it is left out",
+                json!({"models": ["claude"]}),
+            ),
+            (
+                json!({"models": ["x".repeat(1025), "glm"]}),
+                "`models[0]`: model pattern of 1025 bytes is longer than 1024; it is left out",
+                json!({"models": ["glm"]}),
+            ),
+            (
+                json!({"models": many}),
+                "`models`: 40 patterns, more than 32; the patterns after the first 32 are left out",
+                json!({"models": many[..32]}),
+            ),
+            (
+                json!({"families": {"llama": ["llama"], "glm": ["zai"]}}),
+                "`families`: `llama` is not a model family (claude, minimax, deepseek, qwen, \
+                 glm, kimi, gpt_oss, grok); it is left out",
+                json!({"families": {"glm": ["zai"]}}),
+            ),
+            (
+                json!({"families": {"glm": ["zai"], "kimi": 3}}),
+                "`families.kimi` must be a list of model name patterns, not a number (3); \
+                 the default ([\"kimi\",\"moonshot\"]) is used",
+                json!({"families": {"glm": ["zai"]}}),
+            ),
+            (
+                json!({"families": {"qwen": ["qwen", false]}}),
+                "`families.qwen[1]` must be a model name pattern (text), not a boolean (false); \
+                 it is left out",
+                json!({}),
             ),
             (
                 json!({"families": ["glm"]}),
                 "`families` must be a mapping of family names (claude, minimax, deepseek, \
                  qwen, glm, kimi, gpt_oss, grok) to lists of model name patterns, not a \
                  list; the default is used",
+                json!({}),
             ),
         ];
-        for (doc, want) in cases {
+        for (doc, want, changed) in cases {
             let (c, w) = load(doc.clone());
-            assert_eq!(c, Config::default(), "{doc}");
             assert_eq!(w, [*want], "{doc}");
+            assert_eq!(Value::Object(c.overrides()), *changed, "{doc}");
         }
+    }
+
+    /// A value the edge could not read falls back for its own key only.
+    #[test]
+    fn unreadable_values_affect_their_key_only() {
+        let unreadable = |key: &str| (key.to_owned(), Err("it holds NaN".to_owned()));
+        let (c, w) = Config::from_entries([
+            unreadable("prose_min_chars"),
+            ("enabled".to_owned(), Ok(json!(false))),
+            unreadable("colour"),
+            unreadable("models"),
+            unreadable("families"),
+            ("early_stop".to_owned(), Ok(json!(false))),
+        ]);
+        assert!(!c.enabled, "the saved `enabled: false` holds");
+        assert!(!c.early_stop);
+        assert_eq!(c.prose_min_chars, 800);
+        assert!(c.models.as_slice().is_empty() && !c.models.matches("anthropic/claude-x"));
+        assert_eq!(c.families, ModelFamilies::default());
+        let w: Vec<String> = w.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            w,
+            [
+                "`prose_min_chars` cannot be read (it holds NaN); the default (800) is used",
+                "unknown key `colour` ignored",
+                "`models` cannot be read (it holds NaN); no model is covered until this is fixed",
+                "`families` cannot be read (it holds NaN); the default is used",
+            ]
+        );
+        let (c, _) = Config::from_entries([unreadable("enabled")]);
+        assert!(!c.enabled);
     }
 
     #[test]

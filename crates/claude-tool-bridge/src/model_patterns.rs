@@ -1,8 +1,9 @@
 //! Which chat models the bridge acts on: [`ModelPatterns`].
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_automata::meta::Regex;
+use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 
 use ctb_guard::ModelFamily;
@@ -11,6 +12,18 @@ use crate::config::{ConfigError, ConfigErrorKind};
 
 /// Longest pattern accepted, and longest model name looked at (a longer name never matches).
 pub const MAX_PATTERN_LEN: usize = 1024;
+
+/// Most patterns in one list (`models`, or one family's). With [`MAX_PATTERN_LEN`] this bounds
+/// a list at 32 KiB of pattern text: the worst such list (wildcards and non-ASCII letters
+/// throughout) compiles in about 50 ms into about 4 MB.
+pub const MAX_PATTERNS: usize = 32;
+
+/// The compiled automaton's size limit, above what the largest list accepted needs.
+const NFA_SIZE_LIMIT: usize = 16 << 20;
+
+/// Compiled pattern lists kept for reuse (settings are read again and again, and change
+/// rarely).
+const RECENT_LISTS: usize = 16;
 
 /// A list of patterns matched against the LiteLLM model name
 /// (`openrouter/anthropic/claude-sonnet-4.6`, `anthropic/claude-...`), compiled once.
@@ -22,6 +35,12 @@ pub const MAX_PATTERN_LEN: usize = 1024;
 /// name, whatever the number of patterns (the hand-written matcher this replaces lowered both
 /// strings into new vectors and compared them window by window, for every pattern, on every
 /// turn).
+///
+/// Compiling takes time linear in the patterns' total length (the regex is built without
+/// capture groups and without a literal prefilter: with them, building and the first search
+/// grew quadratically with the number of patterns, seconds for a few thousand), and a list is
+/// bounded: at most [`MAX_PATTERNS`] patterns of at most [`MAX_PATTERN_LEN`] bytes. The last
+/// few lists compiled are kept, so reading the same settings again compiles nothing.
 ///
 /// ```
 /// use claude_tool_bridge::ModelPatterns;
@@ -42,39 +61,31 @@ pub struct ModelPatterns {
 }
 
 impl ModelPatterns {
-    /// Compiles `patterns`. Fails (kind [`ConfigErrorKind::BadPattern`]) for a pattern longer
-    /// than [`MAX_PATTERN_LEN`] bytes.
+    /// Compiles `patterns`. Fails (kind [`ConfigErrorKind::BadPattern`]) for more than
+    /// [`MAX_PATTERNS`] patterns or a pattern longer than [`MAX_PATTERN_LEN`] bytes.
     pub fn new<I, S>(patterns: I) -> Result<Self, ConfigError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let patterns: Vec<String> = patterns.into_iter().map(Into::into).collect();
-        let mut sources = Vec::with_capacity(patterns.len());
-        for pattern in &patterns {
-            if pattern.len() > MAX_PATTERN_LEN {
-                return Err(ConfigError::new(
-                    ConfigErrorKind::BadPattern,
-                    format!(
-                        "model pattern of {} bytes is longer than {MAX_PATTERN_LEN}",
-                        pattern.len()
-                    ),
-                ));
-            }
-            let pattern = pattern.trim();
-            if !pattern.is_empty() {
-                sources.push(to_regex(pattern));
-            }
+        let patterns: Vec<String> = patterns
+            .into_iter()
+            .take(MAX_PATTERNS + 1)
+            .map(Into::into)
+            .collect();
+        if patterns.len() > MAX_PATTERNS {
+            return Err(ConfigError::new(
+                ConfigErrorKind::BadPattern,
+                format!("more than {MAX_PATTERNS} model patterns"),
+            ));
         }
-        let matcher = if sources.is_empty() {
-            None
-        } else {
-            let built = Regex::builder()
-                .syntax(syntax::Config::new().case_insensitive(true))
-                .build_many(&sources)
-                .map_err(|e| ConfigError::new(ConfigErrorKind::BadPattern, e.to_string()))?;
-            Some(Arc::new(built))
-        };
+        if let Some(long) = patterns.iter().find(|p| p.len() > MAX_PATTERN_LEN) {
+            return Err(ConfigError::new(
+                ConfigErrorKind::BadPattern,
+                too_long(long.len()),
+            ));
+        }
+        let matcher = compiled(&patterns)?;
         Ok(Self { patterns, matcher })
     }
 
@@ -214,6 +225,61 @@ impl serde::Serialize for ModelFamilies {
     }
 }
 
+/// Why a pattern of `len` bytes is refused.
+pub(crate) fn too_long(len: usize) -> String {
+    format!("model pattern of {len} bytes is longer than {MAX_PATTERN_LEN}")
+}
+
+/// The matcher for `patterns` (at most [`MAX_PATTERNS`], each at most [`MAX_PATTERN_LEN`]
+/// bytes): one of the lists compiled lately, or compiled now and kept.
+fn compiled(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
+    type Recent = Vec<(Vec<String>, Option<Arc<Regex>>)>;
+    static RECENT: Mutex<Recent> = Mutex::new(Vec::new());
+    if let Ok(mut recent) = RECENT.lock() {
+        if let Some(at) = recent.iter().position(|(list, _)| list == patterns) {
+            let hit = recent.remove(at);
+            let matcher = hit.1.clone();
+            recent.push(hit);
+            return Ok(matcher);
+        }
+    }
+    let matcher = build(patterns)?;
+    if let Ok(mut recent) = RECENT.lock() {
+        if recent.len() >= RECENT_LISTS {
+            recent.remove(0);
+        }
+        recent.push((patterns.to_vec(), matcher.clone()));
+    }
+    Ok(matcher)
+}
+
+/// Compiles `patterns` into one regex: `None` when none of them can match (none, or only
+/// blank ones).
+fn build(patterns: &[String]) -> Result<Option<Arc<Regex>>, ConfigError> {
+    let sources: Vec<String> = patterns
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .map(to_regex)
+        .collect();
+    if sources.is_empty() {
+        return Ok(None);
+    }
+    // Only "does one match" is asked: no capture groups (their per-pattern slots made the
+    // first search quadratic in the number of patterns), and no literal prefilter (its
+    // construction was quadratic too, and a model name is short).
+    let config = Regex::config()
+        .auto_prefilter(false)
+        .which_captures(WhichCaptures::None)
+        .nfa_size_limit(Some(NFA_SIZE_LIMIT));
+    let built = Regex::builder()
+        .configure(config)
+        .syntax(syntax::Config::new().case_insensitive(true))
+        .build_many(&sources)
+        .map_err(|e| ConfigError::new(ConfigErrorKind::BadPattern, e.to_string()))?;
+    Ok(Some(Arc::new(built)))
+}
+
 /// One pattern as a regular expression: literal text escaped, `*` and `?` as wildcards, a
 /// pattern with wildcards anchored at both ends.
 fn to_regex(pattern: &str) -> String {
@@ -341,10 +407,48 @@ mod tests {
 
     #[test]
     fn many_patterns_are_one_search() {
-        let many: Vec<String> = (0..500).map(|i| format!("model-{i}")).collect();
-        let p = ModelPatterns::new(many).unwrap();
-        assert!(p.matches("provider/model-499-x"));
+        let many: Vec<String> = (0..MAX_PATTERNS).map(|i| format!("model-{i}")).collect();
+        let p = ModelPatterns::new(many.clone()).unwrap();
+        assert!(p.matches("provider/model-31-x"));
         assert!(!p.matches("provider/model-x"));
-        assert_eq!(p.as_slice().len(), 500);
+        assert_eq!(p.as_slice().len(), MAX_PATTERNS);
+        let too_many = many.into_iter().chain(["one-more".to_owned()]);
+        let err = ModelPatterns::new(too_many).unwrap_err();
+        assert_eq!(err.kind(), ConfigErrorKind::BadPattern);
+        assert_eq!(err.to_string(), "more than 32 model patterns");
+    }
+
+    /// Reading the same settings again compiles nothing: the matcher of an equal list is
+    /// the one compiled before.
+    #[test]
+    fn an_equal_list_reuses_its_matcher() {
+        let list = || ["cache-test-a", "cache-test-*b"];
+        let first = ModelPatterns::new(list()).unwrap();
+        let second = ModelPatterns::new(list()).unwrap();
+        let (Some(a), Some(b)) = (&first.matcher, &second.matcher) else {
+            panic!("both lists can match");
+        };
+        assert!(Arc::ptr_eq(a, b));
+        let other = ModelPatterns::new(["cache-test-c"]).unwrap();
+        assert!(!Arc::ptr_eq(a, other.matcher.as_ref().unwrap()));
+    }
+
+    /// The largest list accepted (32 patterns of 1024 bytes, wildcards and non-ASCII
+    /// letters throughout) compiles and matches.
+    #[test]
+    fn the_largest_list_compiles() {
+        let big: Vec<String> = (0..MAX_PATTERNS)
+            .map(|i| {
+                let mut p = format!("*p{i}-");
+                while p.len() + "ä?b*".len() <= MAX_PATTERN_LEN {
+                    p.push_str("ä?b*");
+                }
+                p
+            })
+            .collect();
+        let name = big[7].replace('*', "").replace('?', "x").to_uppercase();
+        let p = ModelPatterns::new(big).unwrap();
+        assert!(!p.matches(&"x".repeat(MAX_PATTERN_LEN)));
+        assert!(p.matches(&name));
     }
 }

@@ -473,6 +473,7 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
     if tool.missing_required(&built.args).is_some() {
         return Err(Reason::MissingArgument);
     }
+    crate::request::python_can_read(&built.args)?;
     Ok(built)
 }
 

@@ -153,6 +153,22 @@ impl std::fmt::Debug for Forms {
     }
 }
 
+/// How a parameter's value is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValueKind {
+    /// Text, as written: typed by the tool's schema (a string unless the schema says
+    /// otherwise).
+    #[default]
+    Text,
+    /// The form marks the value as JSON (a number, a boolean, an object...): where the schema
+    /// gives no type, it is read as JSON.
+    Json,
+    /// JSON the grammar wrote from the form's own literal syntax (the value as written is not
+    /// JSON): read as [`ValueKind::Json`] is.
+    Converted(String),
+}
+
 /// One argument of a call, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param<'a> {
@@ -166,6 +182,8 @@ pub struct Param<'a> {
     /// Every attribute of the opening tag, `name` included, in order (DeepSeek adds
     /// `string="true"`); empty for the forms without attributes.
     pub attrs: Vec<(&'a str, &'a str)>,
+    /// How the value is written.
+    pub kind: ValueKind,
 }
 
 /// A call's arguments as written.
@@ -249,6 +267,7 @@ pub(crate) struct RawParam {
     pub(crate) name: Range<usize>,
     pub(crate) value: Range<usize>,
     pub(crate) attrs: Vec<(Range<usize>, Range<usize>)>,
+    pub(crate) kind: ValueKind,
 }
 
 /// What a call's body has read so far, as byte ranges.
@@ -550,6 +569,7 @@ impl Parser {
                                     .iter()
                                     .map(|(k, v)| (&text[k.clone()], &text[v.clone()]))
                                     .collect(),
+                                kind: p.kind.clone(),
                             })
                         })
                         .collect(),

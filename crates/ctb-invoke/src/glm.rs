@@ -7,7 +7,7 @@
 //! that is followed by the next `<arg_key>` or by `</tool_call>`. A key without its value
 //! (`<arg_value>` missing) breaks the call.
 
-use crate::call::{Body, RawParam, Spans, Step};
+use crate::call::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Child, Meter, Poll, ValueEnd, next_child, next_lt, skip_ws, starts_with};
 
 const CALL_CLOSE: &str = "</tool_call>";
@@ -120,6 +120,7 @@ impl Body for Glm {
                                 name: ks..ks + key.len(),
                                 value: 0..0,
                                 attrs: Vec::new(),
+                                kind: ValueKind::Text,
                             })
                         }
                     }

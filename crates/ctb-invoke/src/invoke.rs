@@ -2,7 +2,7 @@
 //! elements) up to `</invoke>`. MiniMax, DeepSeek (DSML), StepFun and Grok write the same form
 //! (Grok's call element is `<xai:function_call>`, whose closing tag it often mangles).
 
-use crate::call::{Body, RawParam, Spans, Step, span};
+use crate::call::{Body, RawParam, Spans, Step, ValueKind, span};
 use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws};
 use crate::tag::{self, Name};
 use crate::vocab::{ELEMENT_PARAMS, INVOKE, PARAMETER};
@@ -173,6 +173,7 @@ impl Invoke {
                 .iter()
                 .map(|(k, v)| (span(text, k), span(text, v)))
                 .collect(),
+            kind: ValueKind::Text,
         };
         if open.self_closing {
             spans.params.push(param);

@@ -44,6 +44,6 @@ mod structure;
 mod tag;
 pub mod vocab;
 
-pub use call::{Args, Call, Family, Forms, Param};
+pub use call::{Args, Call, Family, Forms, Param, ValueKind};
 pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

@@ -6,7 +6,7 @@
 //! value. A value ends at the `</parameter>` that is followed by the next `<parameter=` or by
 //! `</function>`, so a value may contain `</parameter>` itself.
 
-use crate::call::{Body, RawParam, Spans, Step};
+use crate::call::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child};
 
 /// The opening of the call element.
@@ -100,6 +100,7 @@ impl Body for Qwen {
                                         name: at + s..at + e,
                                         value: end..end,
                                         attrs: Vec::new(),
+                                        kind: ValueKind::Text,
                                     },
                                     at: ValueEnd::Scan,
                                 }

@@ -20,6 +20,37 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     convert(obj, &mut path).map_err(PyValueError::new_err)
 }
 
+/// A settings document read key by key: each key with its value, or why it cannot be read.
+pub(crate) type Entries = Vec<(String, Result<Value, String>)>;
+
+/// A settings dict, key by key: each value as JSON, or why it cannot be read (`NaN`, an
+/// object, a dict that holds itself), so that one unreadable value costs its own key only.
+/// A key that is not a `str` is named by its `str()` (it is no setting, so it is ignored).
+/// `None` when `obj` is not a dict at all.
+pub(crate) fn to_entries(obj: &Bound<'_, PyAny>) -> PyResult<Option<Entries>> {
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    let mut entries = Vec::with_capacity(dict.len());
+    for (key, value) in dict.iter() {
+        let name = match key.cast::<PyString>() {
+            Ok(text) => text.to_str().map(str::to_owned),
+            Err(_) => key.str().and_then(|s| s.to_str().map(str::to_owned)),
+        };
+        let name = name.unwrap_or_else(|_| format!("<a key of type {}>", type_name(&key)));
+        let mut path = vec![name.clone()];
+        let value = convert(&value, &mut path).map_err(|why| {
+            // "`enabled` holds NaN, ..." reads "it holds NaN, ..." under the key's warning.
+            match why.strip_prefix(&format!("`{name}` ")) {
+                Some(rest) => format!("it {rest}"),
+                None => why,
+            }
+        });
+        entries.push((name, value));
+    }
+    Ok(Some(entries))
+}
+
 fn convert(obj: &Bound<'_, PyAny>, path: &mut Vec<String>) -> Result<Value, String> {
     if path.len() > MAX_DEPTH {
         return Err(format!(

@@ -179,13 +179,21 @@ impl PyConfig {
         guarded_py("Config.from_yaml", || Self::wrap(parse_config_yaml(text)))
     }
 
-    /// Settings from a dict (a saved `config.json` as Agent Zero hands it over). Values
-    /// must be JSON values; anything else, or a top level that is not a dict, raises one
-    /// ValueError.
+    /// Settings from a dict (a saved `config.json` as Agent Zero hands it over), key by key:
+    /// a value that is not a JSON value (`NaN`, an object, a dict holding itself) is an
+    /// unusable value of its own key only, reported in `warnings`. A top level that is not
+    /// a dict raises ValueError. The patterns compile without the GIL.
     #[staticmethod]
-    fn from_dict(settings: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_dict(py: Python<'_>, settings: &Bound<'_, PyAny>) -> PyResult<Self> {
         guarded_py("Config.from_dict", || {
-            Self::wrap(config_from_value(convert::to_value(settings)?))
+            let Some(entries) = convert::to_entries(settings)? else {
+                return Self::wrap(config_from_value(convert::to_value(settings)?));
+            };
+            let (inner, warnings) = py.detach(|| ctb::Config::from_entries(entries));
+            Ok(Self {
+                inner,
+                warnings: warnings.iter().map(ToString::to_string).collect(),
+            })
         })
     }
 

@@ -18,14 +18,19 @@ check on the streamed text), `message_loop_result` (`_05_leaked_tool_call`,
 `_context_doctor`), history, tool extraction and logging all see the reply that runs, also
 after a silent re-ask (the re-ask streams through the same callbacks).
 
-Errors: whatever the plugin's own code raises is caught, printed once, and the reply is left
-as it was. Whatever Agent Zero's own call raises during a re-ask (`InterventionException`
-when the user intervenes, `HandledException`, a provider error) passes through unchanged:
-the message loop's control flow belongs to Agent Zero.
+Errors: every function here that Agent Zero calls (the hooks below, the settings hooks,
+the stream callback the plugin wraps) catches whatever the plugin's own code raises, whatever
+odd object it was handed, prints one line (each different failure once per process) and
+leaves the reply and the call as they were. Only what Agent Zero's own code raises passes
+through unchanged: its stream callback and its model call during a re-ask
+(`InterventionException` when the user intervenes, `HandledException`, a provider error),
+since the message loop's control flow belongs to Agent Zero.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import sys
 import time
 import traceback
@@ -70,22 +75,36 @@ def log_once(key: str, message: str, error: bool = True) -> None:
     say(message, error=error)
 
 
-def _log_error(where: str, exc: BaseException) -> None:
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
-    log_once(
-        f"{where}:{type(exc).__name__}:{at}",
-        f"{where} failed, reply left unchanged: {type(exc).__name__}: {exc} ({at})",
-    )
+def _log_error(where: str, exc: BaseException, outcome: str = "reply left unchanged") -> None:
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+        at = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+        text = plain(f"{type(exc).__name__}: {exc}")
+    except Exception:  # noqa: BLE001 - an exception whose str() fails
+        at, text = "?", type(exc).__name__
+    log_once(f"{where}:{type(exc).__name__}:{at}", f"{where} failed, {outcome}: {text} ({at})")
+
+
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+
+
+def plain(text: str, limit: int = 400) -> str:
+    """`text` as one plain line: terminal escape sequences and control characters (what
+    pip's output may carry) become spaces, and it is cut to `limit` characters."""
+    line = " ".join(_CONTROL.sub(" ", str(text)).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def report_inactive(reason: str, fix: str) -> None:
     """The plugin cannot work: one line in the log and, where Agent Zero has notifications,
     one notification; both once per process, whoever notices first (the startup hook or the
-    first turn). Agent Zero then runs exactly as without the plugin."""
+    first turn). Agent Zero then runs exactly as without the plugin. The text may quote pip's
+    output: it is made one plain line, and HTML-escaped for the notification (Agent Zero
+    renders a notification's message as HTML)."""
     if "inactive" in _logged:
         return
     _logged.add("inactive")
+    reason, fix = plain(reason, 1000), plain(fix, 400)
     say(f"inactive, Agent Zero runs as without this plugin: {reason}. To fix: {fix}.", error=True)
     try:
         from helpers.notification import (
@@ -97,7 +116,7 @@ def report_inactive(reason: str, fix: str) -> None:
         NotificationManager.send_notification(
             type=NotificationType.WARNING,
             priority=NotificationPriority.HIGH,
-            message=f"{reason}. To fix: {fix}.",
+            message=html.escape(f"{reason}. To fix: {fix}."),
             title="Claude Tool Bridge is inactive",
             detail="",
             display_time=30,
@@ -128,23 +147,32 @@ def bridge() -> Bridge | None:
     _import_tried_at = now
     try:
         from usr.plugins.claude_tool_bridge.helpers import turns
-    except ImportError as error:
+    except Exception as error:  # noqa: BLE001 - ImportError, or a wheel that fails to load
         report_inactive(
-            f"the claude_tool_bridge wheel cannot be imported in {sys.executable} ({error})",
+            f"the claude_tool_bridge wheel cannot be imported in {sys.executable} "
+            f"({type(error).__name__}: {error})",
             "restart Agent Zero: at startup the plugin installs its wheel (bundled, else from "
             "the package index) and says here if that fails",
         )
         return None
-    wanted = install.plugin_version(PLUGIN_DIR)
-    have = str(getattr(turns.ctb, "__version__", ""))
-    if wanted and have != wanted:
+    try:
+        wanted = install.plugin_version(PLUGIN_DIR)
+        have = str(getattr(turns.ctb, "__version__", ""))
+        if wanted and have != wanted:
+            report_inactive(
+                f"claude-tool-bridge {have} is installed, the plugin needs {wanted}",
+                f"restart Agent Zero (the plugin installs its version at startup), or run "
+                f"`{sys.executable} -m pip install claude-tool-bridge=={wanted}`",
+            )
+            return None
+        _bridge = turns.Bridge()
+    except Exception as error:  # noqa: BLE001
         report_inactive(
-            f"claude-tool-bridge {have} is installed, the plugin needs {wanted}",
-            f"restart Agent Zero (the plugin installs its version at startup), or run "
-            f"`{sys.executable} -m pip install claude-tool-bridge=={wanted}`",
+            f"the claude_tool_bridge wheel does not work in {sys.executable} "
+            f"({type(error).__name__}: {error})",
+            "reinstall the plugin, or run it with the wheel of its own version",
         )
         return None
-    _bridge = turns.Bridge()
     return _bridge
 
 
@@ -153,14 +181,18 @@ def bridge() -> Bridge | None:
 
 def _load_settings(agent: Any) -> Any:
     """The plugin's settings as Agent Zero hands them over (through `settings_for_display`,
-    the `get_plugin_config` hook): every key, saved values over the defaults."""
+    the `get_plugin_config` hook): every key, saved values over the defaults. Settings
+    Agent Zero cannot read (a broken `config.json`) leave the bridge off: they may say
+    `enabled: false`."""
     try:
         from helpers.plugins import get_plugin_config
 
         return get_plugin_config(PLUGIN_NAME, agent=agent)
     except Exception as exc:
-        _log_error("reading the plugin settings", exc)
-        return None
+        _log_error("reading the plugin settings", exc, "the bridge is off until they can be read")
+        from usr.plugins.claude_tool_bridge.helpers.turns import Unreadable
+
+        return Unreadable(f"{type(exc).__name__}: {plain(str(exc), 200)}")
 
 
 def _setting_warning(warning: str) -> None:
@@ -189,45 +221,83 @@ def _settings_through_core(
 ) -> Any:
     """What `convert` makes of the settings, its warnings shown; `settings` unchanged when
     the wheel is missing or `convert` fails (the failure printed once)."""
-    handle = bridge()
-    if handle is None:
-        return settings
     try:
+        handle = bridge()
+        if handle is None:
+            return settings
         converted, warnings = convert(handle)
+        for warning in warnings:
+            _setting_warning(warning)
+        return converted
     except Exception as exc:
-        _log_error(hook, exc)
+        _log_error(hook, exc, "the settings are handed on as read")
         return settings
-    for warning in warnings:
-        _setting_warning(warning)
-    return converted
 
 
 # ---------------------------------------------------------------- hooks
 
 
 async def chat_model_call_before(agent: Any, call_data: Any) -> None:
-    """Sets the provider stop strings and wraps the response callback for early stop."""
-    if agent is None or not isinstance(call_data, dict):
+    """Sets the provider stop strings and wraps the response callback for early stop. On any
+    failure the call goes out as Agent Zero made it."""
+    try:
+        if agent is None or not isinstance(call_data, dict):
+            return
+        handle = bridge()
+        if handle is None:
+            return
+    except Exception as exc:
+        _log_error("chat_model_call_before", exc)
         return
-    handle = bridge()
-    if handle is None:
-        return
+    saved = _save_call(call_data)
     try:
         handle.start_turn(agent, call_data, lambda: _load_settings(agent), _setting_warning)
     except Exception as exc:
-        _log_error("chat_model_call_before", exc)
+        _log_error("chat_model_call_before", exc, "the model call is left as Agent Zero made it")
+        _restore_call(call_data, saved)
         try:
             handle.drop_turn(agent)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an agent that takes no attributes
             pass
+
+
+def _save_call(call_data: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """What `chat_model_call_before` may change: the callback, the model's kwargs dict (and
+    its content: a model that refuses a new dict has it changed in place)."""
+    try:
+        model = call_data.get("model")
+        kwargs = getattr(model, "kwargs", None)
+        content = dict(kwargs) if isinstance(kwargs, dict) else None
+        return call_data.get("response_callback"), model, kwargs, content
+    except Exception:  # noqa: BLE001
+        return call_data.get("response_callback"), None, None, None
+
+
+def _restore_call(call_data: dict[str, Any], saved: tuple[Any, Any, Any, Any]) -> None:
+    callback, model, kwargs, content = saved
+    try:
+        call_data["response_callback"] = callback
+        if model is None or not isinstance(kwargs, dict) or content is None:
+            return
+        if kwargs != content:
+            kwargs.clear()
+            kwargs.update(content)
+        if getattr(model, "kwargs", None) is not kwargs:
+            model.kwargs = kwargs
+    except Exception as exc:  # noqa: BLE001
+        _log_error("restoring the model call", exc, "it may carry the bridge's stop strings")
 
 
 async def call_chat_model_end(agent: Any, data: Any) -> None:
     """v1.x: `Agent.call_chat_model` returned `(response, reasoning)`."""
-    if agent is None or not isinstance(data, dict):
+    try:
+        if agent is None or not isinstance(data, dict):
+            return
+        if hasattr(type(agent), "call_chat_model_turn"):
+            return  # v2.6 and newer decide in call_chat_model_turn; this is another caller
+    except Exception as exc:
+        _log_error("call_chat_model end", exc)
         return
-    if hasattr(type(agent), "call_chat_model_turn"):
-        return  # v2.6 and newer decide in call_chat_model_turn; this is another caller
     await _end(agent, data, "call_chat_model", "call_chat_model end")
 
 
@@ -239,24 +309,40 @@ async def call_chat_model_turn_end(agent: Any, data: Any) -> None:
 
 
 async def _end(agent: Any, data: dict[str, Any], method: str, where: str) -> None:
-    handle = bridge()
-    if handle is None:
+    try:
+        handle = bridge()
+        if handle is None:
+            return
+        if data.get("exception") is not None:
+            handle.drop_turn(agent)
+            return
+        original = data.get("result")
+        is_tuple = isinstance(original, tuple)  # may raise: `__class__` of an odd object
+    except Exception as exc:
+        _log_error(where, exc)
         return
-    if data.get("exception") is not None:
-        handle.drop_turn(agent)
-        return
-    original = data.get("result")
-    if isinstance(original, tuple):
-        data["result"] = await _decide(handle, agent, original, method, where)
+    if is_tuple:
+        data["result"] = await _decide(handle, agent, original, method, where, mutable=False)
     elif original is not None:
-        await _decide(handle, agent, original, method, where)
+        await _decide(handle, agent, original, method, where, mutable=True)
 
 
-async def _decide(handle: Bridge, agent: Any, result: Any, method: str, where: str) -> Any:
-    """Decides about `result`, asking again on a discard. An `LLMResult` is rewritten in
-    place (the message loop holds it); a v1.x tuple is returned anew."""
-    mutable = not isinstance(result, tuple)
-    before = _snapshot(result) if mutable else None
+async def _decide(
+    handle: Bridge, agent: Any, result: Any, method: str, where: str, mutable: bool
+) -> Any:
+    """Decides about `result`, asking again on a discard. An `LLMResult` (`mutable`) is
+    rewritten in place (the message loop holds it); a v1.x tuple is returned anew. Only what
+    Agent Zero's own model call raises during a re-ask leaves this function."""
+    try:
+        before = _snapshot(result) if mutable else None
+    except Exception as exc:
+        # What cannot be put back is not touched.
+        _log_error(where, exc)
+        try:
+            handle.drop_turn(agent)
+        except Exception:  # noqa: BLE001
+            pass
+        return result
     raised_by_agent_zero: list[BaseException] = []
     try:
         turn = handle.take_turn(agent)
@@ -270,13 +356,11 @@ async def _decide(handle: Bridge, agent: Any, result: Any, method: str, where: s
                 raised_by_agent_zero.append(exc)
                 raise
 
-        settled = await handle.settle(agent, turn, result, ask_again)
+        settled = await handle.settle(agent, turn, result, ask_again, _agent_label(agent))
         handed = settled.result
         if mutable and handed is not result:
             _adopt(result, handed)
             handed = result
-        _report(agent, settled)
-        return handed
     except Exception as exc:
         if raised_by_agent_zero and exc is raised_by_agent_zero[-1]:
             raise  # Agent Zero's own: its message loop decides what happens next
@@ -284,6 +368,8 @@ async def _decide(handle: Bridge, agent: Any, result: Any, method: str, where: s
             _restore(result, before)
         _log_error(where, exc)
         return result
+    _report(agent, settled, where)
+    return handed
 
 
 def _adopt(target: Any, source: Any) -> None:
@@ -298,38 +384,67 @@ def _adopt(target: Any, source: Any) -> None:
 
 
 def _agent_label(agent: Any) -> str:
-    return str(getattr(agent, "agent_name", "") or "agent")
+    try:
+        return plain(str(getattr(agent, "agent_name", "") or "agent"), 60)
+    except Exception:  # noqa: BLE001
+        return "agent"
 
 
-def _report(agent: Any, settled: Settled) -> None:
-    """One line per decision of the turn, discards included."""
-    label = _agent_label(agent)
-    for decision in settled.decisions:
-        if (decision.outcome, decision.reason) in QUIET:
-            continue
-        request = decision.request
-        tool = f" -> {request['tool_name']}" if isinstance(request, dict) and request.get("tool_name") else ""
-        again = ", asked again" if decision.outcome == "discard" and decision is not settled.decisions[-1] else ""
-        say(f"{label}: {decision.outcome} ({decision.reason}){tool}{again}")
-    if settled.left_alone:
-        log_once(
-            f"left:{settled.left_alone}",
-            f"{label}: a reply that came with {settled.left_alone} is left to Agent Zero "
-            "(said once)",
-            error=False,
-        )
+def _report(agent: Any, settled: Settled, where: str) -> None:
+    """One line per decision of the turn, discards included (each re-ask with its cause),
+    one per cause switched off. Never raises: the reply is already decided."""
+    try:
+        from usr.plugins.claude_tool_bridge.helpers.turns import BACKOFF_TURNS
+
+        label = _agent_label(agent)
+        asked = 0
+        for decision in settled.decisions:
+            if (decision.outcome, decision.reason) in QUIET:
+                continue
+            request = decision.request
+            tool = f" -> {request['tool_name']}" if isinstance(request, dict) and request.get("tool_name") else ""
+            again = ""
+            if decision.outcome == "discard" and asked < len(settled.reasks):
+                asked += 1
+                again = f", asked again (re-ask {asked} of this turn, cause: {decision.reason})"
+            say(f"{label}: {decision.outcome} ({decision.reason}){tool}{again}")
+        for cause in settled.switched_off:
+            say(
+                f"{label}: re-asks for `{cause}` did not pay off; it is switched off for the "
+                f"next {BACKOFF_TURNS} turns of this conversation"
+            )
+        if settled.error is not None:
+            _log_error(where, settled.error, "the re-asked reply goes on unchanged")
+        if settled.left_alone:
+            log_once(
+                f"left:{settled.left_alone}",
+                f"{label}: a reply that came with {settled.left_alone} is left to Agent Zero "
+                "(said once)",
+                error=False,
+            )
+    except Exception as exc:  # noqa: BLE001
+        _log_error("reporting a decision", exc, "the decision stands")
 
 
 def _snapshot(result: Any) -> dict[str, Any]:
+    """What the bridge may change on a result object, to put back should deciding fail:
+    its fields, and the `data` of each output item. Raises when the object cannot be read
+    that far; the caller then leaves it alone."""
     names = getattr(type(result), "__dataclass_fields__", None) or getattr(result, "__dict__", {})
     snap: dict[str, Any] = {}
     for name in list(names):
+        if not isinstance(name, str):
+            continue
         try:
             value = getattr(result, name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a field that cannot be read is not written either
             continue
         if name == "output_items" and isinstance(value, list):
-            value = [(item, dict(getattr(item, "data", {}) or {})) for item in value]
+            items = []
+            for item in value:
+                data = getattr(item, "data", None)
+                items.append((item, dict(data) if isinstance(data, dict) else None))
+            value = items
         snap[name] = value
     return snap
 
@@ -340,11 +455,11 @@ def _restore(result: Any, snap: dict[str, Any]) -> None:
             if name == "output_items" and isinstance(value, list):
                 items = []
                 for item, data in value:
-                    if isinstance(getattr(item, "data", None), dict):
+                    if data is not None and isinstance(getattr(item, "data", None), dict):
                         item.data.clear()
                         item.data.update(data)
                     items.append(item)
                 value = items
             setattr(result, name, value)
-        except Exception:
+        except Exception:  # noqa: BLE001 - best effort, field by field
             pass

@@ -3,20 +3,34 @@
 Imports: the standard library only (plus `packaging` when the environment has it). Nothing
 from Agent Zero and nothing from the wheel: this runs before the wheel exists.
 
+Only a locked wheel is ever installed. The plugin bundle carries `wheels.lock` (written by
+`cargo xtask dist` and the release workflow): the plugin's version and the sha256 of every
+wheel built for that release. pip installs from a requirements file that names the wheel
+with those hashes, with `--require-hashes --no-deps --only-binary :all:`, so a file whose
+hash is not in the lock is refused, whoever serves it. Without a version in plugin.yaml or
+without a lock nothing is installed at all.
+
 The order, first success wins:
 
 1. a wheel in the plugin's `wheels/` folder whose tags fit this Python and platform (checked
-   with `packaging.tags`, pip's bundled copy of it, or a small standard-library version);
-2. `claude-tool-bridge==<the plugin's version>` from the package index pip is configured with
-   (binary wheels only: building from source needs Rust and minutes, not something to do
-   silently at startup);
+   with `packaging.tags`, pip's bundled copy of it, or a small standard-library version) and
+   whose sha256 is in the lock;
+2. `claude-tool-bridge==<the plugin's version>` from the package index pip is configured with,
+   a wheel whose sha256 is in the lock (binary wheels only: building from source needs Rust
+   and minutes, not something to do silently at startup). A failed attempt is remembered in
+   `.index-attempt.json` in the plugin folder and not repeated for `INDEX_RETRY_S` (24 hours)
+   for the same version and lock: a stalled index does not delay every start;
 3. nothing: the caller reports the returned reason once and the plugin stays inert.
+
+Every pip run has a time limit (`BUNDLED_DEADLINE_S`, `INDEX_DEADLINE_S`, `UNINSTALL_DEADLINE_S`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
+import json
 import os
 import platform
 import re
@@ -24,16 +38,28 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from dataclasses import dataclass
+import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 DISTRIBUTION = "claude-tool-bridge"
 WHEEL_PREFIX = "claude_tool_bridge-"
+# The lock: the version and the sha256 of every wheel built for it (see the module docs).
+LOCK_NAME = "wheels.lock"
 # pip's own network timeout per request (one retry), and a bound on the whole index attempt:
 # an unreachable index delays Agent Zero's start by under a minute.
 INDEX_TIMEOUT_S = 20
 INDEX_DEADLINE_S = 120
+# A bound on installing a bundled wheel (no network: seconds), on removing it, and on asking
+# another Python which version it has.
+BUNDLED_DEADLINE_S = 120
+UNINSTALL_DEADLINE_S = 120
+PROBE_DEADLINE_S = 30
+# A failed index attempt is not repeated for this long (same version, same lock).
+INDEX_RETRY_S = 24 * 3600
+INDEX_STATE_NAME = ".index-attempt.json"
 
 Tag = tuple[str, str, str]
 Runner = Callable[..., subprocess.CompletedProcess]
@@ -47,6 +73,47 @@ class Outcome:
     source: str  # "installed", "bundled <file>", "index", or "" when nothing worked
     reason: str = ""  # one sentence: why nothing worked
     fix: str = ""  # one sentence: what the user can do
+
+
+@dataclass(frozen=True)
+class Lock:
+    """`wheels.lock`: the release's version and the sha256 of each wheel built for it."""
+
+    version: str
+    wheels: dict[str, str] = field(default_factory=dict)  # file name -> sha256 (hex)
+    digest: str = ""  # the lock file's own sha256, to tell one lock from another
+
+
+def read_lock(plugin_dir: Path) -> tuple[Lock | None, str]:
+    """The plugin's lock, or None and why there is none that can be used."""
+    path = plugin_dir / LOCK_NAME
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, f"the plugin has no {LOCK_NAME} (the sha256 of the wheels it may install)"
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        version = doc["version"]
+        wheels = doc["wheels"]
+        if not isinstance(version, str) or not isinstance(wheels, dict):
+            raise ValueError("version or wheels of the wrong kind")
+        checked = {}
+        for name, digest in wheels.items():
+            if not (isinstance(name, str) and isinstance(digest, str)
+                    and re.fullmatch(r"[0-9a-f]{64}", digest) and name.endswith(".whl")):
+                raise ValueError(f"bad entry {name!r}")
+            checked[name] = digest
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+        return None, f"the plugin's {LOCK_NAME} cannot be read ({error})"
+    return Lock(version, checked, hashlib.sha256(data).hexdigest()), ""
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def plugin_version(plugin_dir: Path) -> str:
@@ -72,7 +139,11 @@ def installed_version(python: str) -> str:
         "try:\n print(m.version('claude-tool-bridge'))\n"
         "except m.PackageNotFoundError:\n print('')"
     )
-    done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False,
+                              timeout=PROBE_DEADLINE_S)
+    except (OSError, subprocess.SubprocessError):
+        return ""
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
@@ -171,7 +242,11 @@ def _musl_version(arch: str) -> tuple[int, int] | None:
     loader = Path(f"/lib/ld-musl-{arch}.so.1")
     if not loader.exists():
         return None
-    done = subprocess.run([str(loader)], capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([str(loader)], capture_output=True, text=True, check=False,
+                              timeout=PROBE_DEADLINE_S)
+    except (OSError, subprocess.SubprocessError):
+        return None
     match = re.search(r"Version (\d+)\.(\d+)", done.stderr)
     return (int(match.group(1)), int(match.group(2))) if match else None
 
@@ -219,7 +294,19 @@ def _pip(python: str, args: Iterable[str], pip_only: Iterable[str] = ()) -> list
     return commands
 
 
-def _attempt(commands: list[list[str]], run: Runner, timeout: float | None) -> str:
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+
+
+def _last_line(text: str) -> str:
+    """pip's last line, as plain text: no terminal escapes or control characters, at most
+    300 characters (it ends up in a log line and a notification)."""
+    lines = [" ".join(_CONTROL.sub(" ", l).split()) for l in text.splitlines()]
+    lines = [l for l in lines if l]
+    last = lines[-1] if lines else ""
+    return last if len(last) <= 300 else last[:299] + "…"
+
+
+def _attempt(commands: list[list[str]], run: Runner, timeout: float) -> str:
     """Runs the first command; the next only when the one before could not start pip at
     all. Returns "" on success, else the last line pip printed."""
     last = "?"
@@ -229,15 +316,56 @@ def _attempt(commands: list[list[str]], run: Runner, timeout: float | None) -> s
         except subprocess.TimeoutExpired:
             return f"gave up after {timeout:.0f} s"
         except OSError as error:
-            last = str(error)
+            last = _last_line(str(error)) or type(error).__name__
             continue
         if done.returncode == 0:
             return ""
-        lines = [l.strip() for l in (done.stderr or done.stdout or "").splitlines() if l.strip()]
-        last = lines[-1] if lines else f"exit status {done.returncode}"
+        last = _last_line(done.stderr or done.stdout or "") or f"exit status {done.returncode}"
         if "No module named pip" not in (done.stderr or ""):
             return last
     return last
+
+
+# pip options for every locked install: hashes required, this one package only, no builds.
+LOCKED = ["--require-hashes", "--no-deps", "--only-binary", ":all:"]
+
+
+def _locked_install(python: str, run: Runner, requirement: str, extra: list[str],
+                    timeout: float, pip_only: Iterable[str] = ()) -> str:
+    """pip (or uv) installs from a requirements file holding the one line `requirement`
+    (which carries its `--hash` options). Returns "" on success, else why not."""
+    with tempfile.TemporaryDirectory(prefix="ctb-lock-") as folder:
+        file = Path(folder) / "requirements.txt"
+        file.write_text(requirement + "\n", encoding="utf-8")
+        args = ["install", *LOCKED, *extra, "-r", str(file)]
+        return _attempt(_pip(python, args, pip_only), run, timeout)
+
+
+def _hashes(digests: Iterable[str]) -> str:
+    return " ".join(f"--hash=sha256:{d}" for d in sorted(set(digests)))
+
+
+def _read_index_state(plugin_dir: Path) -> dict:
+    try:
+        state = json.loads((plugin_dir / INDEX_STATE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _write_index_state(plugin_dir: Path, state: dict | None) -> None:
+    path = plugin_dir / INDEX_STATE_NAME
+    try:
+        if state is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(json.dumps(state), encoding="utf-8")
+    except OSError:
+        pass  # a read-only plugin folder: the attempt is simply not remembered
+
+
+def _when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(epoch))
 
 
 def ensure(
@@ -245,42 +373,91 @@ def ensure(
     python: str | None = None,
     run: Runner | None = None,
     supported: Sequence[Tag] | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Outcome:
     """Makes `import claude_tool_bridge` give the plugin's version in `python` (default: this
-    interpreter), trying the bundled wheels, then the package index."""
+    interpreter), from a locked bundled wheel, else a locked wheel from the package index."""
     python = python or sys.executable
     run = run or subprocess.run
     wanted = plugin_version(plugin_dir)
     have = installed_version(python)
     if have and (not wanted or have == wanted):
         return Outcome(True, "installed")
+    installed = f" (installed: {have})" if have else ""
+    by_hand = (
+        "use a release's plugin bundle (its wheels/ folder has a wheel for every supported "
+        "platform), or install the wheel yourself with that Python "
+        f"(`{python} -m pip install {DISTRIBUTION}=={wanted or '<version>'}`; where no wheel "
+        "exists pip builds it from source, which needs Rust) and restart Agent Zero"
+    )
+    if not wanted:
+        return Outcome(False, "", reason="plugin.yaml states no version, so the plugin installs "
+                       f"no wheel (it only installs its own, locked version){installed}",
+                       fix=by_hand)
+    lock, no_lock = read_lock(plugin_dir)
+    if lock is None:
+        return Outcome(False, "", reason=f"{no_lock}, so it installs no wheel{installed}",
+                       fix=by_hand)
+    if lock.version != wanted:
+        return Outcome(False, "", reason=f"the plugin's {LOCK_NAME} is for version "
+                       f"{lock.version}, plugin.yaml says {wanted}, so it installs no wheel"
+                       f"{installed}", fix=by_hand)
     wheels_dir = plugin_dir / "wheels"
     tags = supported if supported is not None else supported_tags()
     failures = []
     for wheel in fitting_wheels(wheels_dir, wanted, tags):
-        problem = _attempt(_pip(python, ["install", "--no-index", "--no-deps", str(wheel)]), run, None)
+        try:
+            digest = sha256_of(wheel)
+        except OSError as error:
+            failures.append(f"{wheel.name}: cannot be read ({error})")
+            continue
+        if lock.wheels.get(wheel.name) != digest:
+            failures.append(f"{wheel.name}: its sha256 ({digest[:12]}…) is not in {LOCK_NAME}, "
+                            "so it is not installed")
+            continue
+        requirement = f"{DISTRIBUTION} @ {wheel.resolve().as_uri()} {_hashes([digest])}"
+        problem = _locked_install(python, run, requirement, ["--no-index"], BUNDLED_DEADLINE_S)
         if not problem:
             return Outcome(True, f"bundled {wheel.name}")
         failures.append(f"{wheel.name}: {problem}")
     bundle = "; ".join(failures) if failures else _describe_bundle(wheels_dir)
-    requirement = f"{DISTRIBUTION}=={wanted}" if wanted else DISTRIBUTION
-    index_args = ["install", "--only-binary", DISTRIBUTION, requirement]
+    pinned = f"{DISTRIBUTION}=={wanted}"
+    if not lock.wheels:
+        return Outcome(False, "", reason=f"{bundle} for {_here()}, and {LOCK_NAME} lists no "
+                       f"wheel to take from the package index{installed}", fix=by_hand)
+    state = _read_index_state(plugin_dir)
+    now = clock()
+    failed_at = state.get("failed_at")
+    if (
+        state.get("version") == wanted
+        and state.get("lock") == lock.digest
+        and isinstance(failed_at, (int, float))
+        and 0 <= now - failed_at < INDEX_RETRY_S
+    ):
+        return Outcome(
+            False, "",
+            reason=(f"{bundle} for {_here()}, and installing {pinned} from the package index "
+                    f"failed at {_when(failed_at)} ({state.get('problem', '?')}); it is tried "
+                    f"again after {_when(failed_at + INDEX_RETRY_S)}{installed}"),
+            fix=by_hand + f", or delete {plugin_dir / INDEX_STATE_NAME} to try the index now",
+        )
     patience = ["--timeout", str(INDEX_TIMEOUT_S), "--retries", "1"]
-    problem = _attempt(_pip(python, index_args, patience), run, INDEX_DEADLINE_S)
+    requirement = f"{pinned} {_hashes(lock.wheels.values())}"
+    problem = _locked_install(python, run, requirement, [], INDEX_DEADLINE_S, patience)
     if not problem:
+        _write_index_state(plugin_dir, None)
         return Outcome(True, "index")
-    installed = f" (installed: {have})" if have else ""
+    _write_index_state(plugin_dir, {"version": wanted, "lock": lock.digest, "failed_at": now,
+                                    "problem": problem})
     return Outcome(
         False,
         "",
         reason=(
-            f"{bundle} for {_here()}, and {requirement} could not be installed from the "
-            f"package index ({problem}){installed}"
+            f"{bundle} for {_here()}, and {pinned} with a sha256 from {LOCK_NAME} could not be "
+            f"installed from the package index ({problem}); the index is tried again after "
+            f"{_when(now + INDEX_RETRY_S)}{installed}"
         ),
-        fix=(
-            f"install it with `{python} -m pip install {requirement}` (where no wheel exists "
-            "pip builds it from source, which needs Rust) and restart Agent Zero"
-        ),
+        fix=by_hand,
     )
 
 
@@ -295,6 +472,10 @@ def uninstall(python: str | None = None, run: Runner | None = None) -> bool:
     if uv:
         commands.append([uv, "pip", "uninstall", "--python", python, DISTRIBUTION])
     for command in commands:
-        if run(command, capture_output=True, check=False).returncode == 0:
-            return True
+        try:
+            if run(command, capture_output=True, check=False,
+                   timeout=UNINSTALL_DEADLINE_S).returncode == 0:
+                return True
+        except (OSError, subprocess.SubprocessError):
+            continue
     return False

@@ -32,28 +32,46 @@ Clock = Callable[[], float]
 # ---------------------------------------------------------------- settings
 #
 # The defaults live in the Rust core (`Config::default`); `Config.from_dict` lays saved
-# settings over them. Nothing here knows a default or merges by hand.
+# settings over them, key by key, failing closed (an `enabled` that cannot be read is off, a
+# `models` that cannot be read covers no model). Nothing here knows a default or merges by hand.
+
+# Keys the settings screen shows that are no settings: what the last settings read warned
+# about, and what re-asks the last conversation cost. Added by `settings_for_display`, taken
+# out again before the settings are read or stored.
+DISPLAY_KEYS = ("_warnings", "_reasks")
+
+
+class Unreadable:
+    """What `agent_zero` hands over when Agent Zero could not read the saved settings at all
+    (a broken `config.json`): the bridge is then off, since a saved `enabled: false` may be
+    in there."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _off(why: str) -> tuple[ctb.Config, list[str]]:
+    return ctb.Config.from_dict({"enabled": False}), [
+        f"the saved settings cannot be used ({why}); the bridge is off until they are fixed"
+    ]
 
 
 def config_from_settings(saved: Any) -> tuple[ctb.Config, list[str]]:
     """The config for what Agent Zero handed over (a saved `config.json`, possibly from an
     older version and lacking newer keys; the defaults file; or nothing), and the warnings:
-    unknown keys and unusable values, or why settings that cannot be read at all were
-    replaced by the defaults."""
+    unknown keys and unusable values (each falls back for its own key), or why settings that
+    cannot be read at all leave the bridge off."""
     if saved is None:
         return ctb.Config(), []
+    if isinstance(saved, Unreadable):
+        return _off(saved.why)
+    if isinstance(saved, dict) and any(key in saved for key in DISPLAY_KEYS):
+        saved = {key: value for key, value in saved.items() if key not in DISPLAY_KEYS}
     try:
         config = ctb.Config.from_dict(saved)
-    except ValueError as error:
-        return ctb.Config(), [f"the saved settings cannot be used ({error}); the defaults apply"]
+    except Exception as error:  # noqa: BLE001 - not a mapping, or an odd one
+        return _off(f"{type(error).__name__}: {error}")
     return config, list(config.warnings)
-
-
-def settings_for_display(saved: Any) -> tuple[dict[str, Any], list[str]]:
-    """What the settings screen should show: every key, the saved values laid over the
-    defaults (Agent Zero hands back a saved `config.json` as it is)."""
-    config, warnings = config_from_settings(saved)
-    return config.to_dict(), warnings
 
 
 def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:
@@ -227,7 +245,9 @@ def _strings_of(value: Any, out: list[str], depth: int) -> None:
 
 @dataclass
 class Turn:
-    """One chat-model call the bridge is watching, from `chat_model_call_before` to its end."""
+    """One chat-model call the bridge is watching, from `chat_model_call_before` to its end.
+    It keeps the session and settings it began with: a save of the settings screen while the
+    turn runs (also during a re-ask) applies from the next turn."""
 
     model_name: str
     stops: list[str]
@@ -239,6 +259,70 @@ class Turn:
     catalog: ctb.Catalog | None = None
     # Agent Zero was asked to use the Responses transport for this call (see `begin`).
     responses_requested: bool = False
+    # The session that decides this turn (and its re-asks), and the settings it runs with.
+    session: Any = None
+    config: ctb.Config | None = None
+
+
+# Re-asks: a turn asks again at most `MAX_REASKS` times. A cause of re-asks (the reason of
+# the discard) that did not pay off is switched off for the next `BACKOFF_TURNS` turns of
+# the conversation: when a re-ask for it did not give a usable reply, or when it needed a
+# re-ask twice within `BACKOFF_TURNS` turns. Switched off means the settings the cause
+# depends on are off for those turns (`loop`: `loop_guard`, so no loop stops and no loop
+# discards; `stopped_without_call`: `stop_sequence`; `cut_inside_parameter` and any other
+# cause: both), so those turns cost one model call each.
+BACKOFF_TURNS = 20
+BACKOFF_SETTINGS = {
+    "loop": {"loop_guard": False},
+    "stopped_without_call": {"stop_sequence": False},
+}
+BACKOFF_BOTH = {"loop_guard": False, "stop_sequence": False}
+
+
+@dataclass
+class Usage:
+    """What the bridge cost one conversation (one agent object): turns it covered, model
+    calls, re-asks by cause, and the causes switched off, with the turns left."""
+
+    label: str = ""
+    turns: int = 0
+    calls: int = 0
+    reasks: dict[str, int] = field(default_factory=dict)
+    # cause -> covered turns left with it switched off
+    backoff: dict[str, int] = field(default_factory=dict)
+    # cause -> the turn (number) of its last re-ask
+    last_reask: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def reask_count(self) -> int:
+        return sum(self.reasks.values())
+
+    def summary(self) -> str:
+        """One line for the settings screen."""
+        who = f" ({self.label})" if self.label else ""
+        if not self.reask_count:
+            text = f"The last conversation{who}: {self.turns} turns, no re-asks."
+        else:
+            causes = ", ".join(f"{cause} {n}" for cause, n in sorted(self.reasks.items()))
+            text = (
+                f"The last conversation{who}: {self.turns} turns, {self.reask_count} re-asks "
+                f"({causes}), {self.calls} model calls."
+            )
+        if self.backoff:
+            off = ", ".join(f"{cause} for {n} more turns" for cause, n in sorted(self.backoff.items()))
+            text += f" Switched off after re-asks that did not pay off: {off}."
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.label,
+            "turns": self.turns,
+            "model_calls": self.calls,
+            "reasks": self.reask_count,
+            "by_cause": dict(self.reasks),
+            "switched_off": dict(self.backoff),
+            "summary": self.summary(),
+        }
 
 
 @dataclass
@@ -250,9 +334,14 @@ class AgentState:
     config_json: str = ""
     settings_at: float = float("-inf")
     turn: Turn | None = None
-    # Set while the end hook asks the model again: the inner call's end hooks stay out.
+    # The turn being decided while its end hook asks again: the inner call's hooks use its
+    # session and settings, and stay out of deciding.
+    settling: Turn | None = None
     reasking: bool = False
     force_no_stops: bool = False
+    usage: Usage = field(default_factory=Usage)
+    # Sessions for the settings with causes switched off, by the causes (made on demand).
+    backoff_sessions: dict[tuple[str, ...], Any] = field(default_factory=dict)
 
 
 def state_of(agent: Any) -> AgentState:
@@ -270,7 +359,7 @@ def refresh_config(
     on_warning: Callable[[str], None] | None = None,
 ) -> ctb.Config:
     """The agent's settings, re-read at most every `SETTINGS_TTL_S` seconds. A change of
-    settings starts a new session."""
+    settings starts a new session (a turn already running keeps its own)."""
     now = clock()
     if state.config is not None and now - state.settings_at < SETTINGS_TTL_S:
         return state.config
@@ -284,7 +373,25 @@ def refresh_config(
         state.config_json = text
         state.config = config
         state.session = ctb.Session(config)
+        state.backoff_sessions.clear()
     return state.config if state.config is not None else config
+
+
+def session_for_turn(state: AgentState, config: ctb.Config) -> tuple[Any, ctb.Config]:
+    """The session and settings the next turn runs with: the agent's own, or, while causes
+    of re-asks are switched off, a session for the settings with those off."""
+    causes = tuple(sorted(state.usage.backoff))
+    if not causes or state.session is None:
+        return state.session, config
+    found = state.backoff_sessions.get(causes)
+    if found is None:
+        changed: dict[str, Any] = {}
+        for cause in causes:
+            changed.update(BACKOFF_SETTINGS.get(cause, BACKOFF_BOTH))
+        reduced = ctb.Config.from_dict({**config.to_dict(), **changed})
+        found = (ctb.Session(reduced), reduced)
+        state.backoff_sessions[causes] = found
+    return found
 
 
 # ---------------------------------------------------------------- turns
@@ -335,6 +442,17 @@ def set_model_stops(model: Any, stops: list[str], own: list[str]) -> None:
         kwargs.update(fresh)
 
 
+def rejoin_surrogates(text: str) -> str | None:
+    """`text` with the surrogate pairs a stream split into two code points joined into the
+    characters they encode (a provider's JSON escapes `\\ud83d\\ude00` arriving in two
+    deltas decode to two lone surrogates), or None when a lone surrogate remains: such text
+    is not Unicode the bridge can read."""
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeError:
+        return None
+
+
 def wrap_response_callback(
     original: Callable[[str, str], Awaitable[str | None]],
     session: ctb.Session,
@@ -348,8 +466,10 @@ def wrap_response_callback(
     far (`full`: its deltas joined, in v1.7 as in v2.6); a delta with a `>` feeds the bridge
     everything of it not fed yet. Should `full` not continue what was fed (it does not end
     with the delta, or the last characters fed are no longer where they were: another layer
-    rewrote it), the bridge stops listening for this reply and decides on the whole reply at
-    its end."""
+    rewrote it), or should the text not be readable (a lone surrogate; a split pair is joined
+    first), the bridge stops listening for this reply and decides on the whole reply at its
+    end. What Agent Zero's own callback raises (an intervention) passes through; nothing of
+    the bridge's own does."""
     fed = 0
     tail = ""
     listening = True
@@ -359,23 +479,31 @@ def wrap_response_callback(
         result = await original(chunk, full)
         if result is not None or turn.early_stopped is not None or not listening:
             return result
-        if not isinstance(chunk, str) or ">" not in chunk or turn.catalog is None:
-            return None
-        if (
-            not isinstance(full, str)
-            or len(full) < fed + len(chunk)
-            or not full.endswith(chunk)
-            or full[fed - len(tail) : fed] != tail
-        ):
+        try:
+            if not isinstance(chunk, str) or ">" not in chunk or turn.catalog is None:
+                return None
+            if (
+                not isinstance(full, str)
+                or len(full) < fed + len(chunk)
+                or not full.endswith(chunk)
+                or full[fed - len(tail) : fed] != tail
+            ):
+                listening = False
+                return None
+            text = full[fed:]
+            try:
+                done = session.feed(text, turn.catalog)
+            except UnicodeEncodeError:
+                joined = rejoin_surrogates(text)
+                if joined is None:
+                    listening = False
+                    return None
+                done = session.feed(joined, turn.catalog)
+            fed = len(full)
+            tail = full[-32:]
+        except Exception:  # noqa: BLE001 - the bridge's own failure: stop listening
             listening = False
             return None
-        text = full[fed:]
-        fed = len(full)
-        tail = full[-32:]
-        try:
-            done = session.feed(text, turn.catalog)
-        except Exception:
-            done = None
         if done is not None:
             turn.early_stopped = done
         return done
@@ -407,16 +535,19 @@ def begin(
     config: ctb.Config,
     call_data: dict[str, Any],
     catalog_for: Callable[[str], ctb.Catalog] = build_catalog,
+    session: Any = None,
 ) -> Turn | None:
     """`chat_model_call_before`: decide coverage, set the stops, wrap the callback.
-    `catalog_for` gives the tool catalog for the system prompt the model was shown.
+    `catalog_for` gives the tool catalog for the system prompt the model was shown;
+    `session` is the session that decides this turn (default: the agent's).
 
     With the Responses transport requested, the stops are still set (the Responses
     transport drops them, a fallback to Chat Completions uses them) but the stream is never
     stopped early: a native function call can follow the text, and cutting the stream would
     lose it. The result tells, at the end, which transport really ran."""
     state.turn = None
-    if not config.enabled or state.session is None:
+    session = session if session is not None else state.session
+    if not config.enabled or session is None:
         return None
     callback = call_data.get("response_callback")
     if callback is None:
@@ -431,7 +562,7 @@ def begin(
     # What the agent received: a call the model copies from there is an echo. Should this
     # fail, the turn is dropped and the reply goes to Agent Zero as it is.
     echoes = ctb.Echoes(received_texts(call_data.get("messages")))
-    plan = state.session.begin_turn(model_name, mine, echoes)
+    plan = session.begin_turn(model_name, mine, echoes)
     if not plan.covered:
         if current != mine:
             set_model_stops(model, mine, mine)
@@ -455,10 +586,12 @@ def begin(
             )
             if key in call_data
         },
+        session=session,
+        config=config,
     )
     if config.early_stop and not turn.responses_requested:
         turn.catalog = catalog_for(turn.prompt_text)
-        call_data["response_callback"] = wrap_response_callback(callback, state.session, turn)
+        call_data["response_callback"] = wrap_response_callback(callback, session, turn)
     state.turn = turn
     return turn
 
@@ -545,6 +678,30 @@ class Settled:
     decisions: list[ctb.Decision] = field(default_factory=list)
     # Set when the (last) reply was not the bridge's business: see `left_to_agent_zero`.
     left_alone: str = ""
+    # The causes (discard reasons) of this turn's re-asks, in order.
+    reasks: list[str] = field(default_factory=list)
+    # The causes switched off from the next turn on, because of this turn.
+    switched_off: list[str] = field(default_factory=list)
+    # A failure of the bridge after a re-ask: the re-asked reply goes on untouched.
+    error: Exception | None = None
+
+
+def usable(decision: Any) -> bool:
+    """Whether Agent Zero can use the reply a decision hands on."""
+    return decision.outcome in ("translated", "prose") or decision.reason == "json_request_present"
+
+
+def finish_reply(session: Any, text: str, finish_reason: str | None, catalog: ctb.Catalog) -> Any:
+    """`session.finish`, with surrogate pairs a stream split joined again first when the
+    text has them; None when the text holds a lone surrogate (the reply is then left as it
+    is)."""
+    try:
+        return session.finish(text, finish_reason, catalog)
+    except UnicodeEncodeError:
+        joined = rejoin_surrogates(text)
+        if joined is None:
+            return None
+        return session.finish(joined, finish_reason, catalog)
 
 
 async def settle(
@@ -552,29 +709,52 @@ async def settle(
     result: Any,
     catalog: ctb.Catalog,
     ask_again: Callable[[], Awaitable[Any]],
+    session: Any = None,
 ) -> Settled:
     """Decides about a finished reply; on a discard asks the model again (silently, at most
-    `MAX_REASKS` times) and decides about that reply.
+    `MAX_REASKS` times) and decides about that reply. `session` is the turn's session
+    (default: the agent's).
 
     The caller runs this where the reply is still Agent Zero's model call, before any core
     step has looked at it (stream-end events, safety checks, history, logging), so every such
     step sees the reply that runs. Whatever `ask_again` raises (it is Agent Zero's own call:
-    an intervention, a provider error) propagates unchanged."""
-    session = state.session
+    an intervention, a provider error) propagates unchanged. Counts the turn, its model
+    calls and re-asks in `state.usage`, and switches off the causes of re-asks that did not
+    pay off (see `BACKOFF_TURNS`)."""
+    session = session if session is not None else state.session
     settled = Settled(result)
     if session is None:
         return settled
+    usage = state.usage
+    for cause in list(usage.backoff):
+        usage.backoff[cause] -= 1
+        if usage.backoff[cause] <= 0:
+            del usage.backoff[cause]
+    usage.turns += 1
+    usage.calls += 1
     current = result
     for attempt in range(MAX_REASKS + 1):
         text = result_text(current)
         settled.left_alone = "no text" if text is None else left_to_agent_zero(current)
         if text is None or settled.left_alone:
-            settled.result = current
-            return settled
-        decision = session.finish(text, finish_reason_of(current), catalog)
+            break
+        try:
+            decision = finish_reply(session, text, finish_reason_of(current), catalog)
+        except Exception as error:  # noqa: BLE001
+            if attempt == 0:
+                raise  # the caller leaves the reply as it was and says why
+            settled.error = error  # the re-asked reply goes on as it is
+            break
+        if decision is None:
+            settled.left_alone = "text that is not valid Unicode (a lone surrogate)"
+            break
         settled.decisions.append(decision)
         if decision.outcome != "discard" or attempt == MAX_REASKS:
             break
+        cause = str(decision.reason)
+        settled.reasks.append(cause)
+        usage.reasks[cause] = usage.reasks.get(cause, 0) + 1
+        usage.calls += 1
         state.force_no_stops = bool(decision.retry_without_stops)
         state.reasking = True
         try:
@@ -583,11 +763,33 @@ async def settle(
             state.reasking = False
             state.force_no_stops = False
             state.turn = None
-    final = settled.decisions[-1]
-    if final.outcome in ("translated", "prose"):
+    _account(usage, settled)
+    final = settled.decisions[-1] if settled.decisions else None
+    if (
+        final is not None
+        and not settled.left_alone
+        and settled.error is None
+        and final.outcome in ("translated", "prose")
+    ):
         current = set_result_text(current, final.reply)
     settled.result = current
     return settled
+
+
+def _account(usage: Usage, settled: Settled) -> None:
+    """Switches off, from the next turn, each cause of this turn's re-asks that did not pay
+    off: the reply it brought was not usable, or the cause needed a re-ask before within
+    `BACKOFF_TURNS` turns."""
+    for i, cause in enumerate(settled.reasks):
+        after = settled.decisions[i + 1] if i + 1 < len(settled.decisions) else None
+        # A re-asked reply left to Agent Zero (native calls, ...) is Agent Zero's business.
+        paid_off = usable(after) if after is not None else bool(settled.left_alone)
+        before = usage.last_reask.get(cause)
+        repeated = before is not None and usage.turns - before < BACKOFF_TURNS
+        usage.last_reask[cause] = usage.turns
+        if (not paid_off or repeated) and cause not in settled.switched_off:
+            usage.backoff[cause] = BACKOFF_TURNS
+            settled.switched_off.append(cause)
 
 
 # ---------------------------------------------------------------- the handle agent_zero.py uses
@@ -600,6 +802,8 @@ class Bridge:
     def __init__(self, clock: Clock = time.monotonic) -> None:
         self.catalogs = CatalogCache(clock=clock)
         self.clock = clock
+        # What the conversation that last had a turn cost (shown on the settings screen).
+        self.last_usage: Usage | None = None
 
     def start_turn(
         self,
@@ -608,10 +812,15 @@ class Bridge:
         load_settings: Callable[[], Any],
         on_warning: Callable[[str], None],
     ) -> Turn | None:
-        """`chat_model_call_before`: the settings (cached), then `begin`."""
+        """`chat_model_call_before`: the settings (cached), then `begin`. A re-ask inside a
+        turn runs with that turn's session and settings, whatever was saved meanwhile."""
         state = state_of(agent)
+        outer = state.settling
+        if state.reasking and outer is not None and outer.config is not None:
+            return begin(state, outer.config, call_data, self.catalogs.get, outer.session)
         config = refresh_config(state, load_settings, self.clock, on_warning)
-        return begin(state, config, call_data, self.catalogs.get)
+        session, config = session_for_turn(state, config)
+        return begin(state, config, call_data, self.catalogs.get, session)
 
     def drop_turn(self, agent: Any) -> None:
         state_of(agent).turn = None
@@ -625,14 +834,39 @@ class Bridge:
         return take_turn(state)
 
     async def settle(
-        self, agent: Any, turn: Turn, result: Any, ask_again: Callable[[], Awaitable[Any]]
+        self,
+        agent: Any,
+        turn: Turn,
+        result: Any,
+        ask_again: Callable[[], Awaitable[Any]],
+        label: str = "",
     ) -> Settled:
+        state = state_of(agent)
         catalog = turn.catalog if turn.catalog is not None else self.catalogs.get(turn.prompt_text)
-        return await settle(state_of(agent), result, catalog, ask_again)
+        if label:
+            state.usage.label = label
+        self.last_usage = state.usage
+        state.settling = turn
+        try:
+            return await settle(state, result, catalog, ask_again, turn.session)
+        finally:
+            state.settling = None
 
-    @staticmethod
-    def settings_for_display(saved: Any) -> tuple[dict[str, Any], list[str]]:
-        return settings_for_display(saved)
+    def settings_for_display(self, saved: Any) -> tuple[dict[str, Any], list[str]]:
+        """What the settings screen should show: every key, the saved values laid over the
+        defaults (Agent Zero hands back a saved `config.json` as it is), plus two keys that
+        are no settings: `_warnings` (what the saved settings were warned about) and
+        `_reasks` (what re-asks the last conversation cost)."""
+        config, warnings = config_from_settings(saved)
+        shown = config.to_dict()
+        shown["_warnings"] = list(warnings)
+        usage = self.last_usage
+        shown["_reasks"] = (
+            usage.to_dict()
+            if usage is not None
+            else {"reasks": 0, "summary": "No conversation since Agent Zero started."}
+        )
+        return shown, warnings
 
     @staticmethod
     def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::bundle::{PLUGIN_NAME, stage_plugin};
+use super::bundle::{PLUGIN_NAME, stage_with_wheels};
 use super::release::workspace_version;
 use super::{DISTRIBUTION, build_dist};
 use crate::util;
@@ -58,7 +58,7 @@ pub(crate) fn install_plugin(args: &[String]) -> Result<(), String> {
         fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
-    stage_plugin(&wheel, &dest)?;
+    stage_with_wheels(std::slice::from_ref(&wheel), &dest)?;
     let version = workspace_version()?;
     util::run(
         Command::new(&target_python)

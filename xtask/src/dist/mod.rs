@@ -3,7 +3,8 @@
 //!
 //! - [`venv`]: the shared virtualenv and fresh throwaway ones;
 //! - [`wheel`]: maturin (development install, release wheel, sdist) and the install check;
-//! - [`bundle`]: the Agent Zero plugin folder with the wheel inside;
+//! - [`mod@bundle`]: the Agent Zero plugin as it ships: the bundle (wheels and their lock), the
+//!   root-level plugin tree and the Plugin Hub entry;
 //! - [`install`]: `install-plugin` into an Agent Zero checkout;
 //! - [`mod@release`]: one version everywhere, bumping it, the release dry run.
 
@@ -15,10 +16,9 @@ mod wheel;
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
-use crate::util::{self, root};
-pub(crate) use bundle::PLUGIN_NAME;
+use crate::util::root;
+pub(crate) use bundle::bundle;
 pub(crate) use install::install_plugin;
 pub(crate) use release::{check_versions, release};
 pub(crate) use venv::{ensure_venv, read_requirements, script_in, target_dir, venv_dir};
@@ -38,9 +38,10 @@ pub(crate) fn dist(args: &[String]) -> Result<(), String> {
     build_dist().map(|_| ())
 }
 
-/// Builds `dist/`: the release wheel, the sdist (each checked in a fresh virtualenv) and
-/// `claude_tool_bridge-plugin-<version>.zip` (the plugin folder with the wheel in
-/// `wheels/`). Returns the wheel.
+/// Builds `dist/`: the release wheel, the sdist (each checked in a fresh virtualenv),
+/// `claude_tool_bridge-plugin-<version>.zip` (the plugin folder with the wheel in `wheels/`
+/// and its sha256 in `wheels.lock`), and the root-level plugin tree and Plugin Hub entry in
+/// `dist/hub/` (see [`mod@bundle`]). Returns the wheel.
 pub(crate) fn build_dist() -> Result<PathBuf, String> {
     let version = release::workspace_version()?;
     let python = ensure_venv(&wheel::BUILD_REQUIREMENTS.map(str::to_owned))?;
@@ -50,19 +51,8 @@ pub(crate) fn build_dist() -> Result<PathBuf, String> {
     let sdist = wheel::build_sdist(&python, &out)?;
     wheel::check_install(&wheel, &version, "wheel")?;
     wheel::check_install(&sdist, &version, "sdist")?;
-    let stage = venv::target_dir().join("plugin-stage");
-    let _ = fs::remove_dir_all(&stage);
-    bundle::stage_plugin(&wheel, &stage.join(PLUGIN_NAME))?;
-    let zip = out.join(format!("{PLUGIN_NAME}-plugin-{version}.zip"));
-    let _ = fs::remove_file(&zip);
-    util::run(
-        Command::new(&python)
-            .args(["-m", "zipfile", "-c"])
-            .arg(&zip)
-            .arg(PLUGIN_NAME)
-            .current_dir(&stage),
-    )?;
-    for built in [&wheel, &sdist, &zip] {
+    let made = bundle::write_bundle(std::slice::from_ref(&wheel), &out)?;
+    for built in [&wheel, &sdist, &made.zip, &made.hub, &made.hub_zip] {
         eprintln!("built {}", built.display());
     }
     Ok(wheel)

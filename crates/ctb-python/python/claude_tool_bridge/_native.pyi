@@ -68,17 +68,22 @@ class Config:
     def from_json(text: str) -> Config:
         """The defaults with the settings of `text` laid over them. Raises ValueError for
         text that is not JSON or not a mapping; unknown keys and unusable values only add to
-        `warnings` (the key keeps its default). Blank text gives the defaults."""
+        `warnings`. An unusable value falls back for its own key, never towards doing more:
+        `enabled` that is not true or false is off, `models` that is no list covers no
+        model, a bad item of `models` is left out, every other key keeps its default. Blank
+        text gives the defaults."""
     @staticmethod
     def from_yaml(text: str) -> Config:
         """As `from_json`, for YAML text (`default_config.yaml`)."""
     @staticmethod
     def from_dict(settings: Mapping[str, Any]) -> Config:
-        """As `from_json`, for a dict. Values must be JSON values (None, bool, int, float,
-        str, list, tuple, dict with str keys); anything else raises one ValueError."""
+        """As `from_json`, for a dict, read key by key: a value that is not a JSON value
+        (NaN or infinity, an object, a dict holding itself) is an unusable value of its own
+        key only. Raises ValueError only when `settings` is not a dict."""
     @property
     def warnings(self) -> list[str]:
-        """One line per unknown key or unusable value found while loading."""
+        """One line per unknown key or unusable value found while loading, saying what is
+        used instead."""
     def to_json(self) -> str:
         """Every setting as JSON text, defaults included."""
     def to_dict(self) -> dict[str, Any]:
@@ -205,7 +210,11 @@ def translate(
 ) -> Decision:
     """The stateless translation of one reply. With `model`, only the markup forms of its
     family are calls (another family's syntax is a quotation); without, every form is read.
-    A call copied from `echoes` is left alone (reason `echoed`)."""
+    A call copied from `echoes` is left alone (reason `echoed`). A call whose arguments hold
+    an integer of more than 4,300 digits (more than Python reads from text, so more than
+    Agent Zero's `json` module reads) is not translated: the decision is `untouched` with
+    reason `bad_argument`, and `request` is None. The same holds for `Session.finish` and
+    `first_call`."""
 
 def first_call(
     reply: str, catalog: Catalog, *, model: str | None = None, echoes: Echoes | None = None
@@ -225,7 +234,9 @@ def loads(text: str, partial: bool = False) -> Any:
     `partial_mode="trailing-strings"`): what is complete is kept, an unfinished string as far
     as it goes, and an unfinished number, keyword, key or member is left out.
 
-    Raises ValueError (one line, with line and column) when no value can be read."""
+    Raises ValueError (one line, with line and column) when no value can be read, and, as
+    `json.loads` does, Python's own ValueError ("Exceeds the limit (4300 digits) for integer
+    string conversion ...") for an integer longer than `sys.get_int_max_str_digits()`."""
 
 def repair_json(text: str) -> str:
     """`text` repaired into compact, valid JSON: the value `loads(text)` gives, as JSON text

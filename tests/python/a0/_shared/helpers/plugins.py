@@ -8,6 +8,7 @@
   default_config.yaml;
 - `call_plugin_hook` calls hooks.py with the arguments its signature takes."""
 
+import copy
 import importlib.util
 import inspect
 from pathlib import Path
@@ -58,7 +59,7 @@ def get_default_plugin_config(name):
 
 def get_plugin_config(name, agent=None, project_name=None, agent_profile=None):
     if name in SAVED:
-        result = dict(SAVED[name])
+        result = copy.copy(SAVED[name])  # what json.loads made of config.json: any JSON value
     else:
         result = get_default_plugin_config(name)
         if result is None:
