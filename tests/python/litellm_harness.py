@@ -282,13 +282,18 @@ class Proxy:
                "PYTHONDONTWRITEBYTECODE": "1"}
         for key in ("DATABASE_URL", "LITELLM_MASTER_KEY", "REDIS_HOST", "REDIS_URL"):
             env.pop(key, None)
+        command = [str(executable), "--config", str(self.folder / "config.yaml"), "--host",
+                   "127.0.0.1", "--port", str(self.port), "--num_workers", str(self.workers)]
+        if self.workers > 1:
+            # uvicorn restarts a worker that has not answered its health check within 5 s;
+            # on a busy machine importing the proxy takes longer than that, forever.
+            command += ["--timeout_worker_healthcheck", "120"]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
-                [str(executable), "--config", str(self.folder / "config.yaml"), "--host",
-                 "127.0.0.1", "--port", str(self.port), "--num_workers", str(self.workers)],
+                command,
                 cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the litellm proxy exited: {self.log.read_text()[-3000:]}")
