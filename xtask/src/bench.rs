@@ -24,6 +24,7 @@ const BENCHED: &[&str] = &["ctb-invoke", "ctb-json", "claude-tool-bridge"];
 const PYTHON_BENCHES: &[&str] = &[
     "crates/ctb-python/bench/stream_bench.py",
     "crates/ctb-python/bench/json_bench.py",
+    "crates/ctb-python/bench/litellm_bench.py",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
