@@ -33,6 +33,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod json;
+pub(crate) mod xtml;
 
 #[cfg(test)]
 mod cases;
