@@ -32,6 +32,7 @@
 // Nothing outside the tests constructs the bodies until the registry does.
 #![allow(dead_code)]
 
+pub(crate) mod gemma;
 pub(crate) mod json;
 pub(crate) mod xtml;
 
