@@ -34,6 +34,7 @@
 
 pub(crate) mod gemma;
 pub(crate) mod json;
+pub(crate) mod mistral;
 pub(crate) mod xtml;
 
 #[cfg(test)]
