@@ -1,0 +1,465 @@
+//! Gemma 4: `<|tool_call>call:NAME{ARGS}<tool_call|>`, the arguments in the chat template's own
+//! literal syntax:
+//!
+//! ```text
+//! <|tool_call>call:search{query:<|"|>rust "nom"<|"|>,limit:5,filters:{lang:<|"|>en<|"|>},tags:[<|"|>a<|"|>]}<tool_call|>
+//! ```
+//!
+//! - keys are bare (`query`) or between `<|"|>` tokens (a key that is not a word);
+//! - a string runs from `<|"|>` to the next `<|"|>`, raw: no escapes, anything else in it is
+//!   text (there is no way to write the token itself inside a string);
+//! - numbers, `true`, `false` and `null` are bare and must be JSON literals (a bare word such as
+//!   `London` breaks the call);
+//! - objects and arrays nest in the same syntax.
+//!
+//! Top-level arguments become parameters: a string is [`ValueKind::Text`] (the bytes between
+//! the tokens), a bare literal [`ValueKind::Json`] (as written), an object or array
+//! [`ValueKind::Converted`] with the JSON the grammar wrote from it (its value is the literal as
+//! written). White space between the parts is allowed; every other byte between `{` and its `}`
+//! must be read by this grammar. The call ends just past `<tool_call|>`, or past the turn end
+//! `<turn|>` when the model closes with it right after the `}`; anything else after the `}`
+//! (white space, a second `call:`) breaks it. Plain `"` or `'` quotes, the parenthesis syntax,
+//! a stray `:` before `call:`, a repeated key and an unterminated string are refused (the last
+//! is never complete).
+
+use std::ops::Range;
+
+use super::json::{MAX_DEPTH, check_whole};
+use super::{duplicate, need, ready, ws};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
+use crate::lex::{Meter, Poll, next_lt, starts_with};
+
+/// Opens the call: where the body starts.
+pub(crate) const CALL_OPEN: &str = "<|tool_call>";
+/// Ends the call: the stop string that ends the model right after the first call.
+pub(crate) const CALL_CLOSE: &str = "<tool_call|>";
+/// The turn end, which some replies use instead of [`CALL_CLOSE`].
+pub(crate) const TURN_END: &str = "<turn|>";
+
+/// The opener with the word that must follow it.
+const HEAD: &str = "<|tool_call>call:";
+/// Delimits strings (and keys that are not words).
+const QUOTE: &str = "<|\"|>";
+
+/// Longest tool name or bare key read.
+const MAX_NAME: usize = 256;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// `<|tool_call>call:`.
+    Head,
+    /// The tool name, from this offset, up to `{`.
+    Name(usize),
+    /// After `{`: white space, then `}` or a key.
+    KeyOrEnd,
+    /// After a `,` in an object: white space, then a key.
+    Key,
+    /// A bare key, from this offset.
+    BareKey(usize),
+    /// A key between tokens, from this offset.
+    QuotedKey(usize),
+    /// White space, then `:`.
+    Colon,
+    /// White space, then a value.
+    Value,
+    /// After `[`: white space, then `]` or a value.
+    ItemOrEnd,
+    /// A string, from this offset.
+    Str(usize),
+    /// A bare literal, from this offset.
+    Bare(usize),
+    /// After a value: white space, then `,` or the container's closer.
+    After,
+    /// After the arguments' `}`: the call's end token.
+    End,
+    Done(usize),
+    Failed(usize),
+}
+
+/// A Gemma 4 call being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Gemma {
+    pos: usize,
+    state: State,
+    /// Open containers, the arguments' object included (so 1 inside it).
+    depth: u32,
+    /// One bit per open container, the innermost lowest: 1 for an object.
+    stack: u128,
+    /// The top-level argument being read: its key, where its value starts, and the JSON
+    /// written so far for an object or array value.
+    key: Range<usize>,
+    value_start: usize,
+    json: String,
+}
+
+impl Gemma {
+    /// A call whose `<|tool_call>` starts at `at`.
+    pub(crate) fn new(at: usize) -> Self {
+        Self {
+            pos: at,
+            state: State::Head,
+            depth: 0,
+            stack: 0,
+            key: at..at,
+            value_start: at,
+            json: String::new(),
+        }
+    }
+
+    fn in_object(&self) -> bool {
+        self.stack & 1 == 1
+    }
+
+    /// Inside an argument's object or array value: what is read is written as JSON.
+    fn nested(&self) -> bool {
+        self.depth >= 2
+    }
+
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
+        let b = text.as_bytes();
+        Ok(match self.state {
+            State::Done(end) => return Err(Step::Done(end)),
+            State::Failed(at) => return Err(Step::Failed(at)),
+            State::Head => {
+                need(b, &mut self.pos, HEAD, meter)?;
+                State::Name(self.pos)
+            }
+            State::Name(start) => {
+                let end = run_of(b, start, &mut self.pos, MAX_NAME, name_byte, meter)?;
+                let first_ok = b[start].is_ascii_alphanumeric() || b[start] == b'_';
+                if end == start || !first_ok || b[end] != b'{' {
+                    return Err(Step::Failed(if first_ok { end } else { start }));
+                }
+                spans.name = start..end;
+                self.open(end, true)?
+            }
+            State::KeyOrEnd | State::Key => {
+                let at = ws(b, &mut self.pos, meter)?;
+                match b[at] {
+                    b'}' if self.state == State::KeyOrEnd => self.close(text, at, spans)?,
+                    b'<' => {
+                        need(b, &mut self.pos, QUOTE, meter)?;
+                        State::QuotedKey(self.pos)
+                    }
+                    c if key_byte(c) => State::BareKey(at),
+                    _ => State::Failed(at),
+                }
+            }
+            State::BareKey(start) => {
+                let end = run_of(b, start, &mut self.pos, MAX_NAME, key_byte, meter)?;
+                self.key_read(text, start..end, meter);
+                State::Colon
+            }
+            State::QuotedKey(start) => {
+                let end = quote_end(b, &mut self.pos, meter)?;
+                if end == start {
+                    return Err(Step::Failed(start));
+                }
+                self.pos = end + QUOTE.len();
+                self.key_read(text, start..end, meter);
+                State::Colon
+            }
+            State::Colon => {
+                let at = ws(b, &mut self.pos, meter)?;
+                if b[at] != b':' {
+                    return Err(Step::Failed(at));
+                }
+                self.pos = at + 1;
+                if self.nested() {
+                    self.json.push(':');
+                }
+                State::Value
+            }
+            State::Value | State::ItemOrEnd => {
+                let at = ws(b, &mut self.pos, meter)?;
+                match b[at] {
+                    b']' if self.state == State::ItemOrEnd => self.close(text, at, spans)?,
+                    c @ (b'{' | b'[') => {
+                        if self.depth == 1 {
+                            self.value_start = at;
+                            self.json.clear();
+                        }
+                        self.open(at, c == b'{')?
+                    }
+                    b'<' => {
+                        need(b, &mut self.pos, QUOTE, meter)?;
+                        State::Str(self.pos)
+                    }
+                    c if bare_byte(c) => State::Bare(at),
+                    _ => State::Failed(at),
+                }
+            }
+            State::Str(start) => {
+                let end = quote_end(b, &mut self.pos, meter)?;
+                self.pos = end + QUOTE.len();
+                if self.nested() {
+                    meter.read(start, end);
+                    push_json_string(&mut self.json, &text[start..end]);
+                } else {
+                    self.param(spans, start..end, ValueKind::Text);
+                }
+                State::After
+            }
+            State::Bare(start) => {
+                let end = run_of(b, start, &mut self.pos, MAX_NAME, bare_byte, meter)?;
+                check_whole(&b[..end], start, meter).map_err(|_| Step::Failed(start))?;
+                if self.nested() {
+                    self.json.push_str(&text[start..end]);
+                } else {
+                    self.param(spans, start..end, ValueKind::Json);
+                }
+                State::After
+            }
+            State::After => {
+                let at = ws(b, &mut self.pos, meter)?;
+                match b[at] {
+                    b',' => {
+                        self.pos = at + 1;
+                        if self.nested() {
+                            self.json.push(',');
+                        }
+                        if self.in_object() {
+                            State::Key
+                        } else {
+                            State::Value
+                        }
+                    }
+                    b'}' if self.in_object() => self.close(text, at, spans)?,
+                    b']' if !self.in_object() => self.close(text, at, spans)?,
+                    _ => State::Failed(at),
+                }
+            }
+            State::End => {
+                let close = starts_with(b, self.pos, CALL_CLOSE, meter);
+                if close == Poll::Ready(true) {
+                    return Ok(State::Done(self.pos + CALL_CLOSE.len()));
+                }
+                match (close, starts_with(b, self.pos, TURN_END, meter)) {
+                    (_, Poll::Ready(true)) => State::Done(self.pos + TURN_END.len()),
+                    (Poll::Ready(false), Poll::Ready(false)) => State::Failed(self.pos),
+                    _ => return Err(Step::Pending),
+                }
+            }
+        })
+    }
+
+    /// An object (or an array) opens at `at`.
+    fn open(&mut self, at: usize, object: bool) -> Result<State, Step> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Step::Failed(at));
+        }
+        self.depth += 1;
+        self.stack = self.stack << 1 | u128::from(object);
+        if self.nested() {
+            self.json.push(if object { '{' } else { '[' });
+        }
+        self.pos = at + 1;
+        Ok(if object {
+            State::KeyOrEnd
+        } else {
+            State::ItemOrEnd
+        })
+    }
+
+    /// The container that closes at `at` (its closer already checked against it).
+    fn close(&mut self, text: &str, at: usize, spans: &mut Spans) -> Result<State, Step> {
+        let closing = self.depth;
+        if self.nested() {
+            self.json.push(if self.in_object() { '}' } else { ']' });
+        }
+        self.depth -= 1;
+        self.stack >>= 1;
+        self.pos = at + 1;
+        match closing {
+            1 => Ok(match duplicate(text, &spans.params) {
+                Some(dup) => State::Failed(dup),
+                None => State::End,
+            }),
+            2 => {
+                let json = std::mem::take(&mut self.json);
+                self.param(spans, self.value_start..at + 1, ValueKind::Converted(json));
+                Ok(State::After)
+            }
+            _ => Ok(State::After),
+        }
+    }
+
+    /// A key was read: a top-level argument's name, or a key written into the JSON.
+    fn key_read(&mut self, text: &str, key: Range<usize>, meter: &mut Meter) {
+        if self.nested() {
+            meter.read(key.start, key.end);
+            push_json_string(&mut self.json, &text[key]);
+        } else {
+            self.key = key;
+        }
+    }
+
+    /// A top-level argument is complete.
+    fn param(&self, spans: &mut Spans, value: Range<usize>, kind: ValueKind) {
+        spans.params.push(RawParam {
+            name: self.key.clone(),
+            value,
+            attrs: Vec::new(),
+            kind,
+        });
+    }
+}
+
+impl Body for Gemma {
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        loop {
+            match self.step(text, spans, meter) {
+                Ok(next) => self.state = next,
+                Err(Step::Pending) => return Step::Pending,
+                Err(step) => {
+                    self.state = match step {
+                        Step::Done(end) => State::Done(end),
+                        Step::Failed(at) => State::Failed(at),
+                        Step::Pending => unreachable!("handled above"),
+                    };
+                    return step;
+                }
+            }
+        }
+    }
+
+    fn in_parameter(&self) -> bool {
+        matches!(self.state, State::Str(_))
+    }
+}
+
+/// A run of bytes `ok` allows from `start`, resumed at `*pos`: the offset of the first other
+/// byte (examined: it decides). More than `max` bytes breaks the call.
+fn run_of(
+    b: &[u8],
+    start: usize,
+    pos: &mut usize,
+    max: usize,
+    ok: fn(u8) -> bool,
+    meter: &mut Meter,
+) -> Result<usize, Step> {
+    let limit = (start + max + 1).min(b.len());
+    let from = *pos;
+    let end = b[from..limit]
+        .iter()
+        .position(|c| !ok(*c))
+        .map(|k| from + k);
+    meter.read(from, end.map_or(limit, |e| e + 1));
+    match end {
+        Some(end) => {
+            *pos = end;
+            Ok(end)
+        }
+        None if limit == start + max + 1 => Err(Step::Failed(start)),
+        None => {
+            *pos = limit;
+            Err(Step::Pending)
+        }
+    }
+}
+
+/// The offset of the next `<|"|>` from `*pos`.
+fn quote_end(b: &[u8], pos: &mut usize, meter: &mut Meter) -> Result<usize, Step> {
+    loop {
+        let Some(lt) = next_lt(b, pos, meter) else {
+            return Err(Step::Pending);
+        };
+        if ready(starts_with(b, lt, QUOTE, meter))? {
+            return Ok(lt);
+        }
+        *pos = lt + 1;
+    }
+}
+
+/// A byte of a tool name: a word byte, `.`, `-`, or the `:` of a namespaced name.
+fn name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b':')
+}
+
+/// A byte of a bare key: a word byte, `.`, `-`, `$`, or a byte of a non-ASCII letter.
+fn key_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'$') || c >= 0x80
+}
+
+/// A byte of a bare literal (a number, `true`, `false`, `null`, or a bare word, refused).
+fn bare_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')
+}
+
+/// Appends `s` as a JSON string.
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut plain = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[plain..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{c:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        plain = i + 1;
+    }
+    out.push_str(&s[plain..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples() {
+        super::super::cases::run_file("gemma4.txt", |at| Box::new(Gemma::new(at)));
+    }
+
+    #[test]
+    fn soup() {
+        let pieces = [
+            "a:1",
+            "b:<|\"|>v, }<|\"|>",
+            "c:[1,{d:null}]",
+            ",",
+            ",",
+            ",",
+            "}<tool_call|>",
+            "}<tool_call|>",
+            "}<tool_call|>",
+            "}<turn|>",
+            "e:",
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+            QUOTE,
+            "-2.5",
+            "x",
+            " ",
+            "\n",
+            "\"",
+            "<",
+            "é",
+        ];
+        super::super::cases::run_soup("<|tool_call>call:f{", &pieces, |at| {
+            Box::new(Gemma::new(at))
+        });
+    }
+
+    #[test]
+    fn json_strings() {
+        let mut s = String::new();
+        push_json_string(&mut s, "a\"b\\c\nd\u{1}é");
+        assert_eq!(s, r#""a\"b\\c\nd\u0001é""#);
+    }
+}

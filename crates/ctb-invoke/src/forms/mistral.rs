@@ -1,0 +1,337 @@
+//! Mistral, Devstral 2 and Mistral Small 4: `[TOOL_CALLS]` and then one of
+//!
+//! ```text
+//! [TOOL_CALLS]NAME[ARGS]{"k": "v"}                 tokenizer v11 and later
+//! [TOOL_CALLS]NAME[CALL_ID]abc123def[ARGS]{...}    v11 with a call id
+//! [TOOL_CALLS]NAME{"k": "v"}                       without [ARGS]
+//! [TOOL_CALLS] [{"name": "NAME", "arguments": {...}}, ...]    tokenizer v2/v3: an array
+//! ```
+//!
+//! There is no closing token: the call ends where its JSON value ends, and that value must be
+//! well-formed JSON (checked a byte at a time, so a closing bracket inside a string does not end
+//! it and a broken value breaks the call where it breaks). The arguments are one JSON object
+//! ([`Spans::json`]).
+//!
+//! - The name is `[A-Za-z0-9_.-]` (starting with a letter, a digit or `_`) directly after the
+//!   token; `[ARGS]` (or `[CALL_ID]`, a letters-and-digits id, `[ARGS]`) or `{` directly after
+//!   the name. White space is allowed only between `[ARGS]` and the object.
+//! - In the array form (white space allowed before `[` and between `[` and `{`), only the first
+//!   element is read: it must be an object whose members are `name` (a string holding a name as
+//!   above, without escapes), `arguments` (an object) and optionally `id` (a string), each once.
+//!   The call ends just past that element's `}`: the elements after it are later calls, which
+//!   are not used, so they are the tail and are not read (as the rest of a Kimi section is).
+//! - Text after the call (prose, a second `[TOOL_CALLS]`, `[/TOOL_CALLS]`) is the tail.
+
+use super::json::JsonCheck;
+use super::{need, ws};
+use crate::grammar::{Body, Spans, Step, span};
+use crate::lex::{Meter, Poll, json_members, starts_with};
+
+/// The token before the calls: where the body starts.
+pub(crate) const TOOL_CALLS: &str = "[TOOL_CALLS]";
+
+const ARGS: &str = "[ARGS]";
+const CALL_ID: &str = "[CALL_ID]";
+
+/// Longest tool name or call id read.
+const MAX_NAME: usize = 256;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// `[TOOL_CALLS]`.
+    Token,
+    /// What follows it: a name, or the array.
+    AfterToken,
+    /// White space, then `[`.
+    ArrayOpen,
+    /// White space, then the first element's `{`.
+    FirstItem,
+    /// The first element, from `start`.
+    Item {
+        start: usize,
+        check: JsonCheck,
+    },
+    /// The name, from this offset.
+    Name(usize),
+    /// At the `[` after the name: `[ARGS]` or `[CALL_ID]`.
+    Marker,
+    /// The call id, from this offset.
+    CallId(usize),
+    /// `[ARGS]` after the call id.
+    Args,
+    /// White space, then the arguments' `{`.
+    BeforeObject,
+    /// The arguments, from `start`.
+    Object {
+        start: usize,
+        check: JsonCheck,
+    },
+    Done(usize),
+    Failed(usize),
+}
+
+/// A Mistral call being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mistral {
+    pos: usize,
+    state: State,
+}
+
+impl Mistral {
+    /// A call whose `[TOOL_CALLS]` starts at `at`.
+    pub(crate) fn new(at: usize) -> Self {
+        Self {
+            pos: at,
+            state: State::Token,
+        }
+    }
+
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
+        let b = text.as_bytes();
+        Ok(match &mut self.state {
+            State::Done(end) => return Err(Step::Done(*end)),
+            State::Failed(at) => return Err(Step::Failed(*at)),
+            State::Token => {
+                need(b, &mut self.pos, TOOL_CALLS, meter)?;
+                State::AfterToken
+            }
+            State::AfterToken => {
+                let Some(&c) = b.get(self.pos) else {
+                    return Err(Step::Pending);
+                };
+                meter.read(self.pos, self.pos + 1);
+                match c {
+                    c if c.is_ascii_alphanumeric() || c == b'_' => State::Name(self.pos),
+                    b'[' => State::ArrayOpen,
+                    c if c.is_ascii_whitespace() => State::ArrayOpen,
+                    _ => State::Failed(self.pos),
+                }
+            }
+            State::ArrayOpen => {
+                let at = ws(b, &mut self.pos, meter)?;
+                if b[at] != b'[' {
+                    return Err(Step::Failed(at));
+                }
+                self.pos = at + 1;
+                State::FirstItem
+            }
+            State::FirstItem => {
+                let at = ws(b, &mut self.pos, meter)?;
+                if b[at] != b'{' {
+                    return Err(Step::Failed(at));
+                }
+                State::Item {
+                    start: at,
+                    check: JsonCheck::new(at),
+                }
+            }
+            State::Item { start, check } => {
+                let start = *start;
+                let end = json_end(check, b, meter)?;
+                match element(text, start..end, spans) {
+                    Ok(()) => State::Done(end),
+                    Err(at) => State::Failed(at),
+                }
+            }
+            State::Name(start) => {
+                let start = *start;
+                let limit = (start + MAX_NAME + 1).min(b.len());
+                let from = self.pos;
+                let end = b[from..limit]
+                    .iter()
+                    .position(|c| !name_byte(*c))
+                    .map(|k| from + k);
+                meter.read(from, end.map_or(limit, |e| e + 1));
+                let Some(end) = end else {
+                    if limit == start + MAX_NAME + 1 {
+                        return Err(Step::Failed(start));
+                    }
+                    self.pos = limit;
+                    return Err(Step::Pending);
+                };
+                spans.name = start..end;
+                self.pos = end;
+                match b[end] {
+                    b'[' => State::Marker,
+                    b'{' => State::Object {
+                        start: end,
+                        check: JsonCheck::new(end),
+                    },
+                    _ => State::Failed(end),
+                }
+            }
+            State::Marker => {
+                let args = starts_with(b, self.pos, ARGS, meter);
+                if args == Poll::Ready(true) {
+                    self.pos += ARGS.len();
+                    return Ok(State::BeforeObject);
+                }
+                match (args, starts_with(b, self.pos, CALL_ID, meter)) {
+                    (_, Poll::Ready(true)) => {
+                        self.pos += CALL_ID.len();
+                        State::CallId(self.pos)
+                    }
+                    (Poll::Ready(false), Poll::Ready(false)) => State::Failed(self.pos),
+                    _ => return Err(Step::Pending),
+                }
+            }
+            State::CallId(start) => {
+                let start = *start;
+                let limit = (start + MAX_NAME + 1).min(b.len());
+                let from = self.pos;
+                let end = b[from..limit]
+                    .iter()
+                    .position(|c| !c.is_ascii_alphanumeric())
+                    .map(|k| from + k);
+                meter.read(from, end.map_or(limit, |e| e + 1));
+                match end {
+                    Some(end) if end > start && b[end] == b'[' => {
+                        self.pos = end;
+                        State::Args
+                    }
+                    Some(end) => State::Failed(end),
+                    None if limit == start + MAX_NAME + 1 => State::Failed(start),
+                    None => {
+                        self.pos = limit;
+                        return Err(Step::Pending);
+                    }
+                }
+            }
+            State::Args => {
+                need(b, &mut self.pos, ARGS, meter)?;
+                State::BeforeObject
+            }
+            State::BeforeObject => {
+                let at = ws(b, &mut self.pos, meter)?;
+                if b[at] != b'{' {
+                    return Err(Step::Failed(at));
+                }
+                State::Object {
+                    start: at,
+                    check: JsonCheck::new(at),
+                }
+            }
+            State::Object { start, check } => {
+                let start = *start;
+                let end = json_end(check, b, meter)?;
+                spans.json = Some(start..end);
+                State::Done(end)
+            }
+        })
+    }
+}
+
+impl Body for Mistral {
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        loop {
+            let step = match self.step(text, spans, meter) {
+                Ok(State::Done(end)) => Step::Done(end),
+                Ok(State::Failed(at)) => Step::Failed(at),
+                Ok(next) => {
+                    self.state = next;
+                    continue;
+                }
+                Err(step) => step,
+            };
+            match step {
+                Step::Done(end) => self.state = State::Done(end),
+                Step::Failed(at) => self.state = State::Failed(at),
+                Step::Pending => {}
+            }
+            return step;
+        }
+    }
+}
+
+/// The end of the JSON value a check is reading.
+fn json_end(check: &mut JsonCheck, b: &[u8], meter: &mut Meter) -> Result<usize, Step> {
+    match check.poll(b, false, meter) {
+        Poll::Pending => Err(Step::Pending),
+        Poll::Ready(Ok(end)) => Ok(end),
+        Poll::Ready(Err(at)) => Err(Step::Failed(at)),
+    }
+}
+
+/// A byte of a tool name.
+fn name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
+}
+
+/// The first element of the array form (a well-formed object at `object`): its name and
+/// arguments into `spans`, or where it is not a call.
+fn element(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> Result<(), usize> {
+    let (mut name, mut args, mut id) = (None, None, None);
+    for (key, value) in json_members(&text[object.clone()]) {
+        let slot = match key {
+            "name" => &mut name,
+            "arguments" => &mut args,
+            "id" => &mut id,
+            _ => return Err(span(text, key).start),
+        };
+        if slot.replace(value).is_some() {
+            return Err(span(text, key).start);
+        }
+    }
+    let (Some(name), Some(args)) = (name, args) else {
+        return Err(object.start);
+    };
+    let inner = name
+        .strip_prefix('"')
+        .and_then(|n| n.strip_suffix('"'))
+        .filter(|n| {
+            n.bytes()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                && n.bytes().all(name_byte)
+        })
+        .ok_or(span(text, name).start)?;
+    if !args.starts_with('{') {
+        return Err(span(text, args).start);
+    }
+    if let Some(id) = id.filter(|id| !id.starts_with('"')) {
+        return Err(span(text, id).start);
+    }
+    spans.name = span(text, inner);
+    spans.json = Some(span(text, args));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples() {
+        super::super::cases::run_file("mistral.txt", |at| Box::new(Mistral::new(at)));
+    }
+
+    #[test]
+    fn soup() {
+        let pieces = [
+            "f",
+            "f[ARGS]",
+            "f{\"a\": 1}",
+            " [{\"name\": \"f\", \"arguments\": {}}",
+            ARGS,
+            ARGS,
+            CALL_ID,
+            "a1",
+            " ",
+            "[",
+            "]",
+            "{\"a\": [1, \"}\"]}",
+            "{",
+            "}",
+            "{\"name\": \"f\", \"arguments\": {}}",
+            "\"id\": \"x\"",
+            ",",
+            ":",
+            "\"",
+            "\\",
+            "\n",
+            "é",
+            TOOL_CALLS,
+        ];
+        super::super::cases::run_soup(TOOL_CALLS, &pieces, |at| Box::new(Mistral::new(at)));
+    }
+}
