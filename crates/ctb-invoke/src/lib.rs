@@ -34,6 +34,7 @@
 //! ```
 
 mod call;
+mod forms;
 mod glm;
 mod invoke;
 mod json_call;
