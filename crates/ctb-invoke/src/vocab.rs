@@ -205,3 +205,81 @@ pub const END_TOKENS: &[&str] = &[
     "<\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
     harmony::CALL,
 ];
+
+/// Kimi K3 ("XTML"): `<|open|>NAME attr="v"<|sep|>` ... `<|close|>NAME<|sep|>`.
+pub mod kimi_k3 {
+    /// Opens the section of calls: where the body starts (after an optional channel close).
+    pub const TOOLS_OPEN: &str = "<|open|>tools<|sep|>";
+    /// Ends the thinking channel; the section may follow it directly.
+    pub const THINK_CLOSE: &str = "<|close|>think<|sep|>";
+    /// Ends the response channel; the section may follow it directly.
+    pub const RESPONSE_CLOSE: &str = "<|close|>response<|sep|>";
+    /// Ends one call: the stop string that ends the model right after the first call.
+    pub const CALL_CLOSE: &str = "<|close|>call<|sep|>";
+    /// Opens a tag.
+    pub const OPEN: &str = "<|open|>";
+    /// Opens a closing tag.
+    pub const CLOSE: &str = "<|close|>";
+    /// Ends a tag's head.
+    pub const SEP: &str = "<|sep|>";
+    /// Opens a call, up to its tool name.
+    pub const CALL_OPEN: &str = "<|open|>call tool=\"";
+    /// The call's index attribute, up to its value.
+    pub const INDEX_ATTR: &str = " index=\"";
+    /// Opens an argument, up to its key.
+    pub const ARG_OPEN: &str = "<|open|>argument key=\"";
+    /// The argument's type attribute, up to its value.
+    pub const TYPE_ATTR: &str = " type=\"";
+    /// Closes an argument.
+    pub const ARG_CLOSE: &str = "<|close|>argument<|sep|>";
+    /// Opens the arguments written as one JSON object.
+    pub const JSON_OPEN: &str = "<|open|>json type=\"object\"<|sep|>";
+    /// Closes them.
+    pub const JSON_CLOSE: &str = "<|close|>json<|sep|>";
+}
+
+/// Gemma 4: `<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>`.
+pub mod gemma {
+    /// Opens the call: where the body starts.
+    pub const CALL_OPEN: &str = "<|tool_call>";
+    /// Ends the call: the stop string that ends the model right after the first call.
+    pub const CALL_CLOSE: &str = "<tool_call|>";
+    /// The turn end, which some replies use instead of [`CALL_CLOSE`].
+    pub const TURN_END: &str = "<turn|>";
+    /// The opener with the word that must follow it.
+    pub const HEAD: &str = "<|tool_call>call:";
+    /// Delimits strings (and keys that are not words).
+    pub const QUOTE: &str = "<|\"|>";
+}
+
+/// Mistral: `[TOOL_CALLS]name[ARGS]{json}`.
+pub mod mistral {
+    /// The token before the calls: where the body starts.
+    pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
+    /// Between the name and the JSON arguments.
+    pub const ARGS: &str = "[ARGS]";
+    /// Before a call id, between the name and `[ARGS]`.
+    pub const CALL_ID: &str = "[CALL_ID]";
+}
+
+/// MiniMax-M3: the marker before every tag, parameters named by their tag.
+pub mod minimax_m3 {
+    /// The marker before every tag.
+    pub const MARKER: &str = "]<]minimax[>[";
+    /// The wrapper's opening tag, after the marker.
+    pub const TOOL_CALL_OPEN: &str = "<tool_call>";
+    /// The invoke's opening tag up to its name.
+    pub const INVOKE_OPEN: &str = "<invoke name=\"";
+}
+
+/// TML Inkling: `<|message_model|>NAME<|content_invoke_tool_json|>{json}<|end_message|>`.
+pub mod inkling {
+    /// Opens a model message: the block's header follows.
+    pub const MESSAGE_MODEL: &str = "<|message_model|>";
+    /// Opens a tool block whose payload is JSON.
+    pub const INVOKE_TOOL_JSON: &str = "<|content_invoke_tool_json|>";
+    /// Ends a block of any kind.
+    pub const END_MESSAGE: &str = "<|end_message|>";
+    /// Ends sampling: also ends the block it stands in.
+    pub const END_SAMPLING: &str = "<|content_model_end_sampling|>";
+}

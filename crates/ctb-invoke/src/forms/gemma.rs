@@ -28,18 +28,9 @@ use super::json::{MAX_DEPTH, check_whole};
 use super::{duplicate, need, ready, ws};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
+use crate::vocab::gemma::{CALL_CLOSE, HEAD, QUOTE, TURN_END};
 
-/// Opens the call: where the body starts.
-pub(crate) const CALL_OPEN: &str = "<|tool_call>";
-/// Ends the call: the stop string that ends the model right after the first call.
-pub(crate) const CALL_CLOSE: &str = "<tool_call|>";
-/// The turn end, which some replies use instead of [`CALL_CLOSE`].
-pub(crate) const TURN_END: &str = "<turn|>";
 
-/// The opener with the word that must follow it.
-const HEAD: &str = "<|tool_call>call:";
-/// Delimits strings (and keys that are not words).
-const QUOTE: &str = "<|\"|>";
 
 /// Longest tool name or bare key read.
 const MAX_NAME: usize = 256;

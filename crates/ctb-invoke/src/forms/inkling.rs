@@ -23,15 +23,8 @@
 use crate::grammar::{Body, Spans, Step};
 use crate::forms::json_scan::{Event, JsonScan};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
+use crate::vocab::inkling::{END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL};
 
-/// Opens a model message: the block's header follows.
-pub(crate) const MESSAGE_MODEL: &str = "<|message_model|>";
-/// Opens a tool block whose payload is JSON.
-pub(crate) const INVOKE_TOOL_JSON: &str = "<|content_invoke_tool_json|>";
-/// Ends a block of any kind.
-pub(crate) const END_MESSAGE: &str = "<|end_message|>";
-/// Ends sampling: also ends the block it stands in.
-pub(crate) const END_SAMPLING: &str = "<|content_model_end_sampling|>";
 
 /// Longest header (a tool name) read.
 const MAX_HEADER: usize = 256;

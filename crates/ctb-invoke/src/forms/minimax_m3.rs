@@ -38,13 +38,8 @@ use std::ops::Range;
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::forms::{name_byte, push_json_string, starts_with_parts};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
+use crate::vocab::minimax_m3::{INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
 
-/// The marker before every tag.
-pub(crate) const MARKER: &str = "]<]minimax[>[";
-/// The wrapper's opening tag, after the marker.
-pub(crate) const TOOL_CALL_OPEN: &str = "<tool_call>";
-/// The invoke's opening tag up to its name.
-const INVOKE_OPEN: &str = "<invoke name=\"";
 /// The invoke's closing tag's name.
 const INVOKE: &[u8] = b"invoke";
 /// The name of an array item's element.

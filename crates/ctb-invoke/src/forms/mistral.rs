@@ -26,12 +26,9 @@ use super::json::JsonCheck;
 use super::{need, ws};
 use crate::grammar::{Body, Spans, Step, span};
 use crate::lex::{Meter, Poll, json_members, starts_with};
+use crate::vocab::mistral::{ARGS, CALL_ID, TOOL_CALLS};
 
-/// The token before the calls: where the body starts.
-pub(crate) const TOOL_CALLS: &str = "[TOOL_CALLS]";
 
-const ARGS: &str = "[ARGS]";
-const CALL_ID: &str = "[CALL_ID]";
 
 /// Longest tool name or call id read.
 const MAX_NAME: usize = 256;

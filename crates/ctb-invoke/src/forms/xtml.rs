@@ -34,26 +34,9 @@ use super::json::check_whole;
 use super::{duplicate, need, ready, ws};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
+use crate::vocab::kimi_k3::{ARG_CLOSE, ARG_OPEN, CALL_CLOSE, CALL_OPEN, CLOSE, INDEX_ATTR, JSON_CLOSE, JSON_OPEN, OPEN, RESPONSE_CLOSE, SEP, THINK_CLOSE, TOOLS_OPEN, TYPE_ATTR};
 
-/// Opens the section of calls: where the body starts (after an optional channel close).
-pub(crate) const TOOLS_OPEN: &str = "<|open|>tools<|sep|>";
-/// Ends the thinking channel; the section may follow it directly.
-pub(crate) const THINK_CLOSE: &str = "<|close|>think<|sep|>";
-/// Ends the response channel; the section may follow it directly.
-pub(crate) const RESPONSE_CLOSE: &str = "<|close|>response<|sep|>";
-/// Ends one call: the stop string that ends the model right after the first call.
-pub(crate) const CALL_CLOSE: &str = "<|close|>call<|sep|>";
 
-const OPEN: &str = "<|open|>";
-const CLOSE: &str = "<|close|>";
-const SEP: &str = "<|sep|>";
-const CALL_OPEN: &str = "<|open|>call tool=\"";
-const INDEX_ATTR: &str = " index=\"";
-const ARG_OPEN: &str = "<|open|>argument key=\"";
-const TYPE_ATTR: &str = " type=\"";
-const ARG_CLOSE: &str = "<|close|>argument<|sep|>";
-const JSON_OPEN: &str = "<|open|>json type=\"object\"<|sep|>";
-const JSON_CLOSE: &str = "<|close|>json<|sep|>";
 
 /// Longest tool name or key read.
 const MAX_NAME: usize = 256;
