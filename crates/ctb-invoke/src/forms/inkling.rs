@@ -20,11 +20,10 @@
 //! the call (see `docs/forms-2026.md`). The arguments are the `args` object's bytes, as
 //! written ([`Spans::json`]); the name is the bytes between the payload name's quotes.
 
-use crate::grammar::{Body, Spans, Step};
 use crate::forms::json_scan::{Event, JsonScan};
+use crate::grammar::{Body, Spans, Step};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::inkling::{END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL};
-
 
 /// Longest header (a tool name) read.
 const MAX_HEADER: usize = 256;

@@ -35,8 +35,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::forms::{name_byte, push_json_string, starts_with_parts};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::minimax_m3::{INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
 

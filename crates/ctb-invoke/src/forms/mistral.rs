@@ -28,8 +28,6 @@ use crate::grammar::{Body, Spans, Step, span};
 use crate::lex::{Meter, Poll, json_members, starts_with};
 use crate::vocab::mistral::{ARGS, CALL_ID, TOOL_CALLS};
 
-
-
 /// Longest tool name or call id read.
 const MAX_NAME: usize = 256;
 

@@ -100,7 +100,6 @@ pub(crate) mod minimax_m3;
 #[cfg(test)]
 mod harness;
 
-
 /// Whether `b[at..]` starts with the concatenation of `parts` (a literal built from pieces, such
 /// as `</` + a key + `>`). Like [`crate::lex::starts_with`]: reads no byte past the first that
 /// differs, `Pending` while the text ends inside a prefix.
