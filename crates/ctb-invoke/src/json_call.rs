@@ -8,7 +8,9 @@
 //!   ```` ```json ```` fence around the object, `<｜tool▁call▁end｜>`; V3.1 writes
 //!   `name<｜tool▁sep｜>{...}` without `function` and without the fence;
 //! - gpt-oss (harmony): `<|start|>assistant<|channel|>commentary to=functions.name
-//!   <|constrain|>json<|message|>{...}<|call|>` (the `to=` may come before the channel);
+//!   <|constrain|>json<|message|>{...}<|call|>` (the `to=` may come before the channel, the
+//!   content type may be ` json` or missing, and `<|end|>` may end the message in place of
+//!   `<|call|>`); only the `commentary` channel carries calls;
 //! - StepFun's Step-3 header (`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>`),
 //!   after which Claude's form follows (the caller parses it).
 //!
@@ -16,11 +18,14 @@
 //! object's end is found by counting brackets outside strings ([`JsonEnd`]), so a closing token
 //! written inside a string value does not end the call.
 
-use crate::grammar::{Spans, Step};
+use std::ops::Range;
+
+use crate::grammar::{Body, Spans, Step, span};
 use crate::lex::{JsonEnd, Meter, Poll, json_members, skip_ws, starts_with};
 use crate::registry::Form;
 use crate::vocab::{
-    FUNCTION_WORD, JSON_FENCE, TOOL_CALL_CLOSE, deepseek, harmony, hermes, kimi, step3,
+    FUNCTION_WORD, FUNCTIONS_NS, JSON_FENCE, TOOL_CALL_CLOSE, deepseek, harmony, hermes, kimi,
+    step3,
 };
 
 /// Longest name, or header before a name, read.
@@ -35,13 +40,16 @@ enum Op {
     Lit(&'static str),
     /// This literal may follow.
     OptLit(&'static str),
+    /// One of these literals must follow (none a prefix of another).
+    OneOf(&'static [&'static str]),
     /// The tool name runs up to this literal (which is consumed).
     NameUntil(&'static str),
     /// DeepSeek V3's name after `function<｜tool▁sep｜>`: up to the end of the line.
     NameToLineEnd,
     /// After DeepSeek's first name: `function` means V3, anything else is V3.1's tool name.
     DeepSeekBranch,
-    /// harmony's header up to `<|message|>`: it must hold `to=` and the tool name.
+    /// harmony's header up to `<|message|>`: the `commentary` channel, the recipient
+    /// `to=functions.name` once, and a JSON content type or none (see [`harmony_header`]).
     HarmonyHeader,
     /// The JSON arguments.
     Json,
@@ -97,7 +105,7 @@ const HARMONY: &[Op] = &[
     Op::Ws,
     Op::Json,
     Op::Ws,
-    Op::Lit(harmony::CALL),
+    Op::OneOf(&[harmony::CALL, harmony::END]),
 ];
 
 /// A call in one of these forms, run step by step.
@@ -231,6 +239,25 @@ impl JsonCall {
                     Poll::Ready(true) => self.pos += lit.len(),
                     Poll::Ready(false) => {}
                 },
+                Op::OneOf(lits) => {
+                    let mut undecided = false;
+                    let mut found = None;
+                    for lit in lits {
+                        match starts_with(b, self.pos, lit, meter) {
+                            Poll::Pending => undecided = true,
+                            Poll::Ready(true) => {
+                                found = Some(lit.len());
+                                break;
+                            }
+                            Poll::Ready(false) => {}
+                        }
+                    }
+                    match found {
+                        Some(len) => self.pos += len,
+                        None if undecided => return Step::Pending,
+                        None => return Step::Failed(self.pos),
+                    }
+                }
                 Op::NameUntil(lit) => match self.find(b, lit, meter) {
                     Poll::Pending => return Step::Pending,
                     Poll::Ready(None) => return Step::Failed(self.pos),
@@ -273,7 +300,7 @@ impl JsonCall {
                     Poll::Pending => return Step::Pending,
                     Poll::Ready(None) => return Step::Failed(self.pos),
                     Poll::Ready(Some(at)) => {
-                        let Some(name) = harmony_name(text, self.pos, at) else {
+                        let Some(name) = harmony_header(text, self.pos, at) else {
                             return Step::Failed(self.pos);
                         };
                         spans.name = name;
@@ -336,7 +363,7 @@ impl JsonCall {
 /// holding white space.
 fn tool_name(text: &str, start: usize, end: usize) -> Option<std::ops::Range<usize>> {
     let raw = text[start..end].trim();
-    let raw = raw.strip_prefix("functions.").unwrap_or(raw);
+    let raw = raw.strip_prefix(FUNCTIONS_NS).unwrap_or(raw);
     let raw = match raw.rsplit_once(':') {
         Some((name, index)) if !index.is_empty() && index.bytes().all(|c| c.is_ascii_digit()) => {
             name
@@ -350,15 +377,71 @@ fn tool_name(text: &str, start: usize, end: usize) -> Option<std::ops::Range<usi
     Some(at..at + raw.len())
 }
 
-/// The tool name in a harmony header (`... to=functions.name ...`).
-fn harmony_name(text: &str, start: usize, end: usize) -> Option<std::ops::Range<usize>> {
+/// The tool name in a harmony header, `text[start..end]` (from `<|start|>` or `<|channel|>` up
+/// to `<|message|>`):
+///
+/// ```text
+/// [<|start|>assistant[ to=functions.NAME]]<|channel|>commentary[ to=functions.NAME][TYPE]
+/// ```
+///
+/// with the recipient written once, in the role's header or the channel's, and the content
+/// type `TYPE` one of `<|constrain|>json` (after white space or none) and ` json`, or none.
+/// Any other role, channel, recipient or content type is not a call; white space may stand
+/// between the parts.
+fn harmony_header(text: &str, start: usize, end: usize) -> Option<Range<usize>> {
     let header = &text[start..end];
-    let at = header.find("to=")? + 3;
-    let rest = &header[at..];
-    let len = rest
+    let (in_role, rest) = match header.strip_prefix(harmony::START) {
+        Some(role) => {
+            let (to, rest) = recipient(text, role.strip_prefix(harmony::ROLE)?)?;
+            (to, rest.trim_start().strip_prefix(harmony::CHANNEL)?)
+        }
+        None => (None, header.strip_prefix(harmony::CHANNEL)?),
+    };
+    let (in_channel, rest) = recipient(text, rest.strip_prefix(harmony::CALL_CHANNEL)?)?;
+    let name = match (in_role, in_channel) {
+        (Some(name), None) | (None, Some(name)) => name,
+        _ => return None,
+    };
+    let content_type = rest.trim();
+    let typed = content_type.is_empty()
+        || content_type == harmony::CONSTRAIN_JSON
+        || rest.starts_with(char::is_whitespace)
+            && content_type == harmony::SPACE_JSON.trim_start();
+    typed.then_some(name)
+}
+
+/// What follows a role's or a channel's name in a harmony header: its end (white space, a
+/// token or the header's end), then maybe the recipient ` to=functions.NAME`. Answers the
+/// tool name's range and the rest of the header; `None` when the word runs on (`commentaryx`),
+/// the recipient is not a function (`to=browser.search`, `to=assistant`), or its name has
+/// not a tool name's shape (`functions.read>{...}()`).
+fn recipient<'a>(text: &'a str, after: &'a str) -> Option<(Option<Range<usize>>, &'a str)> {
+    match after.chars().next() {
+        None | Some('<') => return Some((None, after)),
+        Some(c) if c.is_whitespace() => {}
+        Some(_) => return None,
+    }
+    let Some(to) = after.trim_start().strip_prefix(harmony::RECIPIENT) else {
+        return Some((None, after));
+    };
+    let function = to.strip_prefix(FUNCTIONS_NS)?;
+    let len = function
         .find(|c: char| c.is_whitespace() || c == '<')
-        .unwrap_or(rest.len());
-    tool_name(text, start + at, start + at + len)
+        .unwrap_or(function.len());
+    let name = &function[..len];
+    tool_name_shape(name).then(|| (Some(span(text, name)), &function[len..]))
+}
+
+/// Whether `name` has a tool name's shape: not empty, and none of the bytes that show JSON or
+/// another part of the markup fused into it (`functions.read>{"path": ...}()`).
+fn tool_name_shape(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['>', '{', '"', '('])
+}
+
+impl Body for JsonCall {
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        JsonCall::run(self, text, spans, meter)
+    }
 }
 
 /// A Hermes object: its `name` member names the tool and its `arguments` (or `parameters`)
@@ -383,4 +466,44 @@ fn hermes(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> bool
         spans.json = Some(span_of(args));
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(at: usize) -> Box<dyn Body> {
+        Box::new(JsonCall::token(at))
+    }
+
+    #[test]
+    fn harmony_cases() {
+        crate::forms::cases::run_file("harmony.txt", token);
+    }
+
+    #[test]
+    fn harmony_soup_keeps_the_streaming_contract() {
+        let pieces = [
+            "<|message|>{\"a\": 1}<|call|>",
+            "<|message|>{}<|end|>",
+            "<|channel|>",
+            "analysis",
+            " to=functions.g",
+            ">{",
+            "<|constrain|>json",
+            " json",
+            " ",
+            "<|message|>",
+            "{\"a\": \"<|end|>\"}",
+            "}",
+            "<|call|>",
+            "<|end|>",
+            "<|return|>",
+        ];
+        crate::forms::cases::run_soup(
+            "<|start|>assistant<|channel|>commentary to=functions.f",
+            &pieces,
+            token,
+        );
+    }
 }

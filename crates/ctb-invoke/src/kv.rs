@@ -7,12 +7,20 @@
 //! - GLM-4.5 to 4.7: `<tool_call>name` (the name runs to the first line break or `<` and holds
 //!   no white space, so prose after a `<tool_call>` tag is not a name), then
 //!   `<arg_key>key</arg_key>` and `<arg_value>value</arg_value>` pairs, then `</tool_call>`;
-//!   GLM-4.5 puts line breaks between the parts, GLM-4.7 none. A key without its value breaks
-//!   the call.
+//!   GLM-4.5 puts line breaks between the parts, GLM-4.7 and GLM-5.x none. A key without its
+//!   value breaks the call.
 //!
 //! A value ends at its closing literal when the next key's opening literal or the call's
 //! closing literal follows it (after white space), so a value may contain its own closing
 //! literal.
+//!
+//! A spec may name slips of its models the engine reads through
+//! ([`crate::registry::Slips`]); GLM's names two of GLM-5.x's: a value closer right after the
+//! name of a call without arguments (`<tool_call>NAME</arg_value></tool_call>`), and a value
+//! whose opener is missing (`<arg_key>K</arg_key>VALUE</arg_value>`; refused when the value
+//! starts with white space or `<`, or holds a key, a value opener or the call's end). Nothing
+//! else is forgiven: a name fused with its first key, a second opener where a key belongs, or
+//! a name holding `>`, `{`, `"` or `(` breaks the call.
 
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child, next_lt, skip_ws, starts_with};
@@ -40,16 +48,25 @@ enum State {
     HeadTag(TagEnd),
     /// The bare name, from this offset.
     HeadName(usize),
+    /// After the name: the spec's stray closer, or what may come between children.
+    AfterName,
+    /// After a stray closer right after the name: white space, then the call's closing.
+    AfterStrayCloser,
     /// Between children: a key's opening or the call's closing.
     Children,
     /// A key inside a parameter tag.
     KeyTag(TagEnd),
     /// A key in its own element, from this offset.
     KeyElement(usize),
-    /// After a key's element: white space, then the value's opening.
+    /// After a key's element (its closer ends at `param.value.start`): white space, then the
+    /// value's opening; or, when the spec reads a value without its opener, the value itself.
     BeforeValue(RawParam),
-    /// A value.
-    Value { param: RawParam, at: ValueEnd },
+    /// A value; `bare` when its opener was missing.
+    Value {
+        param: RawParam,
+        at: ValueEnd,
+        bare: bool,
+    },
 }
 
 impl KeyValue {
@@ -100,6 +117,10 @@ impl Body for KeyValue {
 
     fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
         let b = text.as_bytes();
+        if b.len() < self.pos {
+            // Not yet at the call's start (the scanner never runs a body so early).
+            return Step::Pending;
+        }
         let spec = self.spec;
         loop {
             let next = match &mut self.state {
@@ -125,9 +146,12 @@ impl Body for KeyValue {
                     let start = *start;
                     let limit = (start + MAX_NAME).min(b.len());
                     let from = self.pos;
+                    // The name ends at a line break or `<`; a byte no tool name holds (JSON or
+                    // another form fused into it, GLM-5.3-Flash's `Display/name>{...}`) breaks
+                    // the call at once.
                     let end = b[from..limit]
                         .iter()
-                        .position(|&c| c == b'\n' || c == b'<')
+                        .position(|&c| matches!(c, b'\n' | b'<' | b'>' | b'{' | b'"' | b'('))
                         .map(|i| from + i);
                     meter.read(from, end.map_or(limit, |e| e + 1));
                     let Some(end) = end else {
@@ -137,13 +161,42 @@ impl Body for KeyValue {
                         self.pos = limit;
                         return Step::Pending;
                     };
+                    if !matches!(b[end], b'\n' | b'<') {
+                        return Step::Failed(start);
+                    }
                     let name = text[start..end].trim_end();
                     if name.is_empty() || name.contains(char::is_whitespace) {
                         return Step::Failed(start);
                     }
                     spans.name = start..start + name.len();
                     self.pos = end;
-                    State::Children
+                    State::AfterName
+                }
+                State::AfterName => match spec.slips.closer_after_name {
+                    None => State::Children,
+                    Some(stray) => {
+                        let Some(at) = skip_ws(b, &mut self.pos, meter) else {
+                            return Step::Pending;
+                        };
+                        match starts_with(b, at, stray, meter) {
+                            Poll::Pending => return Step::Pending,
+                            Poll::Ready(true) => {
+                                self.pos = at + stray.len();
+                                State::AfterStrayCloser
+                            }
+                            Poll::Ready(false) => State::Children,
+                        }
+                    }
+                },
+                State::AfterStrayCloser => {
+                    let Some(at) = skip_ws(b, &mut self.pos, meter) else {
+                        return Step::Pending;
+                    };
+                    match starts_with(b, at, spec.call_close, meter) {
+                        Poll::Pending => return Step::Pending,
+                        Poll::Ready(true) => return Step::Done(at + spec.call_close.len()),
+                        Poll::Ready(false) => return Step::Failed(at),
+                    }
                 }
                 State::Children => {
                     match next_child(b, &mut self.pos, spec.call_close, spec.key.open(), meter) {
@@ -170,6 +223,7 @@ impl Body for KeyValue {
                                 State::Value {
                                     param: param(at + s..at + e, end),
                                     at: ValueEnd::Scan,
+                                    bare: false,
                                 }
                             }
                             None => return Step::Failed(at),
@@ -197,7 +251,7 @@ impl Body for KeyValue {
                             }
                             let ks = key.as_ptr() as usize - text.as_ptr() as usize;
                             self.pos = lt + close.len();
-                            State::BeforeValue(param(ks..ks + key.len(), 0))
+                            State::BeforeValue(param(ks..ks + key.len(), self.pos))
                         }
                     }
                 }
@@ -205,6 +259,22 @@ impl Body for KeyValue {
                     let Key::Element { value_open, .. } = spec.key else {
                         unreachable!("an element key")
                     };
+                    let after_key = p.value.start;
+                    // The opener is missing when the value starts right after the key's closer
+                    // with a byte that neither white space nor a tag starts.
+                    let bare = spec.slips.value_without_opener.is_some()
+                        && self.pos == after_key
+                        && b.get(after_key)
+                            .is_some_and(|&c| !c.is_ascii_whitespace() && c != b'<');
+                    if bare {
+                        meter.read(after_key, after_key + 1);
+                        self.state = State::Value {
+                            param: p.clone(),
+                            at: ValueEnd::Scan,
+                            bare: true,
+                        };
+                        continue;
+                    }
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
                         return Step::Pending;
                     };
@@ -219,16 +289,22 @@ impl Body for KeyValue {
                             State::Value {
                                 param: p,
                                 at: ValueEnd::Scan,
+                                bare: false,
                             }
                         }
                     }
                 }
-                State::Value { param, at } => {
+                State::Value { param, at, bare } => {
                     let value_start = param.value.start;
                     let follows = [spec.key.open(), spec.call_close];
-                    match at.step(b, &mut self.pos, spec.value_close, follows, meter) {
+                    let refused = match spec.slips.value_without_opener {
+                        Some(refused) if *bare => refused,
+                        _ => &[],
+                    };
+                    match at.step(b, &mut self.pos, spec.value_close, follows, refused, meter) {
                         None => return Step::Pending,
-                        Some((value_end, next)) => {
+                        Some(Err(at)) => return Step::Failed(at),
+                        Some(Ok((value_end, next))) => {
                             param.value = match spec.values {
                                 Values::OneLineBreak => trim_one_newline(b, value_start, value_end),
                                 Values::AsWritten | Values::Json => value_start..value_end,
@@ -259,4 +335,57 @@ fn trim_one_newline(b: &[u8], mut start: usize, mut end: usize) -> std::ops::Ran
         end -= 1;
     }
     start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Form;
+
+    fn glm(at: usize) -> Box<dyn Body> {
+        Box::new(KeyValue::new(Form::GLM, at))
+    }
+
+    #[test]
+    fn glm5_cases() {
+        crate::forms::cases::run_file("glm5.txt", glm);
+    }
+
+    #[test]
+    fn glm_soup_keeps_the_streaming_contract() {
+        let pieces = [
+            "<arg_key>",
+            "</arg_key>",
+            "<arg_value>",
+            "</arg_value>",
+            "</tool_call>",
+            "<tool_call>",
+            "k",
+            "v v",
+            " ",
+            "\n",
+            "<",
+            "<b>",
+            ">{",
+        ];
+        crate::forms::cases::run_soup("f", &pieces, glm);
+    }
+
+    #[test]
+    fn qwen3_coder_reads_no_slip() {
+        // GLM-5.x's slips are GLM's: Qwen3-Coder's form breaks on a stray closer and on a
+        // value written without its parameter tag.
+        let run = |text: &str| {
+            let mut body = KeyValue::new(Form::QWEN3_CODER, 0);
+            body.run(text, &mut Spans::default(), &mut Meter::default())
+        };
+        assert_eq!(
+            run("<function=f>\n</parameter>\n</function>"),
+            Step::Failed(13)
+        );
+        assert_eq!(
+            run("<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"),
+            Step::Done(53)
+        );
+    }
 }

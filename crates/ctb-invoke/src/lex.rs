@@ -260,7 +260,8 @@ pub(crate) fn next_child(
 /// Where a value written between literal tags ends (Qwen3-Coder's `<parameter=k>...</parameter>`,
 /// GLM's `<arg_value>...</arg_value>`): at a closing literal that is followed, after white
 /// space, by one of the literals that may come next (the next child or the call's end). A
-/// closer followed by anything else is part of the value. Resumable.
+/// closer followed by anything else is part of the value; so is any other tag, unless it is
+/// one of the literals the caller refuses inside the value. Resumable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ValueEnd {
     /// Looking for the next `<`.
@@ -279,16 +280,18 @@ impl ValueEnd {
         matches!(self, ValueEnd::Scan | ValueEnd::Lt(_))
     }
 
-    /// Advances from `*pos`; `Some((value_end, next))` once the value ended at `value_end` and
-    /// what follows starts at `next`.
+    /// Advances from `*pos`; `Some(Ok((value_end, next)))` once the value ended at `value_end`
+    /// and what follows starts at `next`, `Some(Err(at))` when one of the `refused` literals
+    /// starts at `at` inside the value.
     pub(crate) fn step(
         &mut self,
         b: &[u8],
         pos: &mut usize,
         close: &str,
         follows: [&str; 2],
+        refused: &[&str],
         meter: &mut Meter,
-    ) -> Option<(usize, usize)> {
+    ) -> Option<Result<(usize, usize), usize>> {
         loop {
             match *self {
                 ValueEnd::Scan => {
@@ -302,6 +305,13 @@ impl ValueEnd {
                         *self = ValueEnd::After { value_end: lt };
                     }
                     Poll::Ready(false) => {
+                        for lit in refused {
+                            match starts_with(b, lt, lit, meter) {
+                                Poll::Pending => return None,
+                                Poll::Ready(true) => return Some(Err(lt)),
+                                Poll::Ready(false) => {}
+                            }
+                        }
                         *pos = lt + 1;
                         *self = ValueEnd::Scan;
                     }
@@ -332,7 +342,7 @@ impl ValueEnd {
                     };
                     match followed {
                         Poll::Pending => return None,
-                        Poll::Ready(true) => return Some((value_end, next)),
+                        Poll::Ready(true) => return Some(Ok((value_end, next))),
                         Poll::Ready(false) => {
                             // Not the end of the value: that `<` is the value's text.
                             *pos = next;

@@ -86,6 +86,32 @@ pub(crate) struct Spec {
     pub(crate) call_close: &'static str,
     /// How values are cut.
     pub(crate) values: Values,
+    /// The slips of the form's models the engine reads through.
+    pub(crate) slips: Slips,
+}
+
+/// Slips a family's models make in their own key/value form that leave the call readable: the
+/// engine reads through those the spec names and through no other. Each one is read only
+/// where nothing can be misread (see `docs/forms-2026.md`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Slips {
+    /// A value's closer written right after the name of a call without arguments
+    /// (`<tool_call>NAME</arg_value></tool_call>`): read as nothing when the call's closer
+    /// follows it after white space.
+    pub(crate) closer_after_name: Option<&'static str>,
+    /// A value whose opener is missing (`</arg_key>VALUE</arg_value>`): the value runs from the
+    /// key's closer to the structural value closer. Refused when it starts with white space or
+    /// `<`, or holds one of these literals (a key, a value's opener, the call's closer: the
+    /// opener was not missing, the pair was).
+    pub(crate) value_without_opener: Option<&'static [&'static str]>,
+}
+
+impl Slips {
+    /// No slip is read.
+    pub(crate) const NONE: Slips = Slips {
+        closer_after_name: None,
+        value_without_opener: None,
+    };
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -124,9 +150,10 @@ pub(crate) static QWEN3_CODER: Spec = Spec {
     value_close: qwen::PARAM_CLOSE,
     call_close: qwen::FUNCTION_CLOSE,
     values: Values::OneLineBreak,
+    slips: Slips::NONE,
 };
 
-/// GLM's form.
+/// GLM's form, with GLM-5.x's slips (vllm-project/vllm #49248, fw-ai-external/python-sdk #119).
 pub(crate) static GLM: Spec = Spec {
     head: Head::Bare,
     key: Key::Element {
@@ -137,6 +164,15 @@ pub(crate) static GLM: Spec = Spec {
     value_close: glm::VALUE_CLOSE,
     call_close: TOOL_CALL_CLOSE,
     values: Values::AsWritten,
+    slips: Slips {
+        closer_after_name: Some(glm::VALUE_CLOSE),
+        value_without_opener: Some(&[
+            glm::KEY_OPEN,
+            glm::KEY_CLOSE,
+            glm::VALUE_OPEN,
+            TOOL_CALL_CLOSE,
+        ]),
+    },
 };
 
 /// A set of markup forms: the forms a reply is read for. A call written in a form outside the
@@ -258,7 +294,7 @@ impl Family {
     pub const DEEPSEEK: Family = Family(2);
     /// Qwen (Qwen3-Coder, Qwen 3.5, Hermes-style fine-tunes).
     pub const QWEN: Family = Family(3);
-    /// GLM 4.5 to 4.7.
+    /// GLM 4.5 to 4.7 and GLM-5.x.
     pub const GLM: Family = Family(4);
     /// Kimi K2 (Moonshot).
     pub const KIMI: Family = Family(5);

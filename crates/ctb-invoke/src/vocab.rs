@@ -141,7 +141,23 @@ pub mod harmony {
     pub const MESSAGE: &str = "<|message|>";
     /// Ends a call.
     pub const CALL: &str = "<|call|>";
+    /// Ends any message; a call message may end with it too.
+    pub const END: &str = "<|end|>";
+    /// The role that writes calls (`<|start|>assistant`).
+    pub const ROLE: &str = "assistant";
+    /// The channel calls are written on (`analysis` is the reasoning, `final` the answer).
+    pub const CALL_CHANNEL: &str = "commentary";
+    /// Names the recipient (`to=functions.name`), in the role's or the channel's header.
+    pub const RECIPIENT: &str = "to=";
+    /// The content type of a call's arguments, as gpt-oss writes it.
+    pub const CONSTRAIN_JSON: &str = "<|constrain|>json";
+    /// The content type of a call's arguments, as the chat template writes it.
+    pub const SPACE_JSON: &str = " json";
 }
+
+/// The namespace of a tool in Kimi's call id (`functions.name:0`) and harmony's recipient
+/// (`to=functions.name`).
+pub const FUNCTIONS_NS: &str = "functions.";
 
 /// Hermes-style calls: `<tool_call>{json}</tool_call>` (also the wrapper of Qwen3-Coder and
 /// GLM calls).

@@ -50,7 +50,7 @@ pub(crate) mod mistral;
 pub(crate) mod xtml;
 
 #[cfg(test)]
-mod cases;
+pub(crate) mod cases;
 
 use std::collections::HashSet;
 
