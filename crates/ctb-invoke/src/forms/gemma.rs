@@ -30,8 +30,6 @@ use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
 use crate::vocab::gemma::{CALL_CLOSE, HEAD, QUOTE, TURN_END};
 
-
-
 /// Longest tool name or bare key read.
 const MAX_NAME: usize = 256;
 

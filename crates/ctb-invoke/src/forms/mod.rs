@@ -41,9 +41,6 @@
 //!
 //! [`Body`]: crate::grammar::Body
 
-// Nothing outside the tests constructs the bodies until the registry does.
-#![allow(dead_code)]
-
 pub(crate) mod gemma;
 pub(crate) mod json;
 pub(crate) mod mistral;
@@ -89,17 +86,12 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
         .map(|p| p.name.start)
 }
 
-// Nothing outside the tests starts these bodies until the scanner is wired to them.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod inkling;
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod json_scan;
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod minimax_m3;
 
 #[cfg(test)]
 mod harness;
-
 
 /// Whether `b[at..]` starts with the concatenation of `parts` (a literal built from pieces, such
 /// as `</` + a key + `>`). Like [`crate::lex::starts_with`]: reads no byte past the first that

@@ -34,9 +34,10 @@ use super::json::check_whole;
 use super::{duplicate, need, ready, ws};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
-use crate::vocab::kimi_k3::{ARG_CLOSE, ARG_OPEN, CALL_CLOSE, CALL_OPEN, CLOSE, INDEX_ATTR, JSON_CLOSE, JSON_OPEN, OPEN, RESPONSE_CLOSE, SEP, THINK_CLOSE, TOOLS_OPEN, TYPE_ATTR};
-
-
+use crate::vocab::kimi_k3::{
+    ARG_CLOSE, ARG_OPEN, CALL_CLOSE, CALL_OPEN, CLOSE, INDEX_ATTR, JSON_CLOSE, JSON_OPEN, OPEN,
+    RESPONSE_CLOSE, SEP, THINK_CLOSE, TOOLS_OPEN, TYPE_ATTR,
+};
 
 /// Longest tool name or key read.
 const MAX_NAME: usize = 256;
