@@ -1,7 +1,8 @@
 //! The grammar's shared types: the public result ([`Call`], [`Param`], [`Args`], [`Form`],
-//! [`Forms`], [`ValueKind`]) and what every body of the grammar fills in and answers
-//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]) and the bodies
-//! both depend on this module; it depends on neither.
+//! [`Family`], [`ValueKind`]) and what every body of the grammar fills in and answers
+//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]), the bodies
+//! and the registry ([`crate::registry`], which gives [`Form`] and [`Family`] their constants
+//! and rows) depend on this module; it depends on none of them.
 
 use std::fmt;
 use std::ops::Range;
