@@ -259,7 +259,10 @@ fn stream(case: &Value, text: &str) -> Verdict {
     };
     let catalog = catalog_for(case, text);
     let mut session = Session::new(Config::default());
-    session.begin_turn("anthropic/claude-sonnet-5-5", &[]);
+    // The suite's family name picks the model family as a model name would (`kimi_k2`,
+    // `deepseek_dsml`, `inkling`...); a name no family claims reads every form.
+    let model = case["family"].as_str().unwrap_or_default();
+    session.begin_turn(model, &[]);
     let mut reply = text.to_owned();
     for chunk in case["chunks"].as_array().into_iter().flatten() {
         let chunk = chunk.as_str().unwrap_or_default().replace("{P}", NS);
@@ -279,12 +282,16 @@ fn stream(case: &Value, text: &str) -> Verdict {
 }
 
 /// The first tool name an assertion line names: `assert_eq!(name, "x")`,
-/// `assert_eq!(tools[0].function.name, "x")` or `assert_eq!(tool_names, vec!["x", ...])`.
+/// `assert_eq!(tools[0].function.name, "x")`, `assert_eq!(tool_names, vec!["x", ...])`,
+/// `assert_eq!(names, vec![(0, "x"...)])` or `assert_eq!(calls[0].name.as_deref(), Some("x"))`.
 fn asserted_name(line: &str) -> Option<String> {
     let rest = line.strip_prefix("assert_eq!(")?;
     let (lhs, rhs) = rest.split_once(',')?;
     let lhs = lhs.trim();
-    if !(lhs == "name" || lhs.ends_with("function.name") || lhs == "tool_names") {
+    if !(matches!(lhs, "name" | "names" | "tool_names")
+        || lhs.ends_with("function.name")
+        || lhs.ends_with(".name.as_deref()"))
+    {
         return None;
     }
     let rhs = rhs.trim_start();

@@ -215,11 +215,12 @@ fn parser_conformance_holds() {
 }
 
 /// The non-test source of a Rust file: comment lines and everything from the first
-/// `#[cfg(test)]` on (the test modules close each file) left out.
+/// `#[cfg(test)]` on (the test modules close each file; a file that is a test module says
+/// `#![cfg(test)]` after its documentation) left out.
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.lines()
         .enumerate()
-        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .take_while(|(_, l)| !matches!(l.trim(), "#[cfg(test)]" | "#![cfg(test)]"))
         .filter(|(_, l)| !l.trim_start().starts_with("//"))
 }
 

@@ -27,7 +27,7 @@
 //! let stops = stop_strings(&[], Family::CLAUDE, all);
 //! assert_eq!(stops.len(), 4);
 //! assert_eq!(stops[0], "invoke>");
-//! assert_eq!(stop_strings(&[], Family::KIMI, all), ["<|tool_call_end|>"]);
+//! assert_eq!(stop_strings(&[], Family::GLM, all), ["</tool_call>"]);
 //!
 //! // What the provider returns when it stopped at the end of the first call:
 //! let reply = "Listing.\n<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</";

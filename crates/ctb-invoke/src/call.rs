@@ -14,11 +14,11 @@ use std::collections::HashSet;
 
 use crate::grammar::{Args, Body, Call, Param, Spans, Start, Step, span};
 use crate::lex::{Meter, Poll, TagEnd, skip_ws, starts_with};
-use crate::registry::Form;
+use crate::registry::{Engine, Form};
 use crate::vocab::{INVOKE, MINIMAX_PREFIX, NAME_ATTR, TOOL_CALL, grok, is_wrapper, qwen, step3};
 use crate::{invoke, json_call, kv, tag};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum State {
     /// The first tag (or the lost-bracket / mid-tag head).
     Head(TagEnd),
@@ -32,12 +32,14 @@ enum State {
     Invoke(invoke::Invoke),
     KeyValue(kv::KeyValue),
     Json(json_call::JsonCall),
+    /// A form whose registry row names its body.
+    Body(Box<dyn Body>),
     Done(usize),
     Failed(usize),
 }
 
 /// The incremental parser of one candidate call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Parser {
     start: usize,
     /// Where the call element itself starts (after a wrapper).
@@ -50,16 +52,24 @@ pub(crate) struct Parser {
 
 impl Parser {
     pub(crate) fn new(start: usize, how: Start) -> Self {
+        let mut form = Form::CLAUDE;
         let state = match how {
             Start::Tag => State::Head(TagEnd::open(start)),
             Start::LostBracket | Start::MidTag => State::Head(TagEnd::headless(start)),
             Start::Token => State::Json(json_call::JsonCall::token(start)),
+            Start::Body(f) => match f.row().engine {
+                Engine::Body(body) => {
+                    form = f;
+                    State::Body((body.new)(start))
+                }
+                _ => State::Failed(start),
+            },
         };
         Self {
             start,
             head: start,
             how,
-            form: Form::CLAUDE,
+            form,
             state,
             spans: Spans::default(),
         }
@@ -84,6 +94,7 @@ impl Parser {
         match &self.state {
             State::Invoke(b) => b.in_parameter(),
             State::KeyValue(b) => b.in_parameter(),
+            State::Body(b) => b.in_parameter(),
             _ => false,
         }
     }
@@ -102,6 +113,10 @@ impl Parser {
                     return self.settle(step);
                 }
                 State::KeyValue(body) => {
+                    let step = body.run(text, &mut self.spans, meter);
+                    return self.settle(step);
+                }
+                State::Body(body) => {
                     let step = body.run(text, &mut self.spans, meter);
                     return self.settle(step);
                 }
@@ -227,7 +242,7 @@ impl Parser {
                 }
                 None => State::Failed(self.start),
             },
-            Start::Token => State::Failed(self.start),
+            Start::Token | Start::Body(_) => State::Failed(self.start),
         }
     }
 

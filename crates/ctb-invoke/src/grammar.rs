@@ -1,12 +1,23 @@
 //! The grammar's shared types: the public result ([`Call`], [`Param`], [`Args`], [`Form`],
-//! [`Forms`], [`ValueKind`]) and what every body of the grammar fills in and answers
-//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]) and the bodies
-//! both depend on this module; it depends on neither.
+//! [`Family`], [`ValueKind`]) and what every body of the grammar fills in and answers
+//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]), the bodies
+//! and the registry ([`crate::registry`], which gives [`Form`] and [`Family`] their constants
+//! and rows) depend on this module; it depends on none of them.
 
+use std::fmt;
 use std::ops::Range;
 
 use crate::lex::Meter;
-use crate::registry::Form;
+
+/// A model family: the models of one maker, picked by name patterns. Its constants and its
+/// row are in [`crate::registry`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Family(pub(crate) u8);
+
+/// A markup form: one syntax a call is written in. Its constants and its row are in
+/// [`crate::registry`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Form(pub(crate) u8);
 
 /// How a parameter's value is written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -103,6 +114,8 @@ pub(crate) enum Start {
     MidTag,
     /// At a model's special token (`<|tool_call_begin|>`, `<｜tool▁calls▁begin｜>`, ...).
     Token,
+    /// At an opener of a form whose registry row names its body.
+    Body(Form),
 }
 
 /// What one run of the parser decided.
@@ -135,11 +148,34 @@ pub(crate) struct Spans {
 }
 
 /// One family's body: resumed over the text, it fills [`Spans`].
-pub(crate) trait Body {
+///
+/// A body keeps its state between runs, reads each byte a bounded number of times (recording
+/// it in the [`Meter`]), reads no byte past the one that decides, and answers
+/// [`Step::Pending`] while undecided, [`Step::Done`] just past the call's end, or
+/// [`Step::Failed`] where the structure broke. The bodies of the forms a registry row names
+/// with [`Engine::Body`](crate::registry::Engine) are reached through `Box<dyn Body>`.
+pub(crate) trait Body: fmt::Debug + BoxedBody + Send + Sync {
     fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step;
     /// Whether the text ends inside a parameter value.
     fn in_parameter(&self) -> bool {
         false
+    }
+}
+
+/// Cloning a boxed body (the scanner's state, bodies included, is cloned to fork a scan).
+pub(crate) trait BoxedBody {
+    fn boxed(&self) -> Box<dyn Body>;
+}
+
+impl<T: Body + Clone + 'static> BoxedBody for T {
+    fn boxed(&self) -> Box<dyn Body> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Body> {
+    fn clone(&self) -> Self {
+        self.boxed()
     }
 }
 

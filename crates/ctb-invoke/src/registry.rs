@@ -22,20 +22,17 @@
 //! assert!(qwen.forms.contains(&Form::HERMES));
 //! assert_eq!(Form::HERMES.family(), Family::QWEN);
 //! assert_eq!(Form::from_code("qwen3_coder"), Some(Form::QWEN3_CODER));
-//! assert!(FAMILIES.iter().all(|row| !row.stops.is_empty()));
+//! // Every family but the two whose forms have no end of their own stops after the first call.
+//! assert_eq!(FAMILIES.iter().filter(|row| row.stops.is_empty()).count(), 2);
 //! ```
 
 use std::fmt;
 
+use crate::forms::{gemma, inkling, minimax_m3, mistral, xtml};
+use crate::grammar::Body;
 use crate::vocab::{self, TOOL_CALL_CLOSE, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
 
-/// A model family: the models of one maker, picked by name patterns.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Family(u8);
-
-/// A markup form: one syntax a call is written in.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Form(u8);
+pub use crate::grammar::{Family, Form};
 
 /// How a call of a form may start at the start of a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +68,19 @@ pub(crate) enum Engine {
     KeyValue(&'static Spec),
     /// Special tokens around a name and JSON arguments ([`crate::json_call`]).
     Tokens,
+    /// A grammar file of its own (`crate::forms`): the body starts at the form's literal
+    /// opener.
+    Body(BodyEngine),
+}
+
+/// A form read by a body of its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BodyEngine {
+    /// The body of a call whose opener is at the offset given.
+    pub(crate) new: fn(usize) -> Box<dyn Body>,
+    /// What ends the text of a candidate that broke (the quotation rules read no call inside
+    /// it); none when the form has no end of its own.
+    pub(crate) ends: &'static [&'static str],
 }
 
 /// How a key/value form writes its call.
@@ -279,9 +289,12 @@ pub struct FormRow {
     pub markers: &'static [&'static str],
     /// How values are cut.
     pub values: Values,
-    /// Tokens after which a call may start as at a line start (harmony: a message boundary
-    /// joined on one line).
+    /// Tokens after which a call may start as at a line start, in a line of the reply's own
+    /// text (harmony: a message boundary joined on one line).
     pub boundaries: &'static [&'static str],
+    /// Openers that start a call wherever they stand in a line of the reply's own text, glued
+    /// to the prose before them (Mistral's `[TOOL_CALLS]`).
+    pub glued: &'static [&'static str],
     pub(crate) engine: Engine,
 }
 
@@ -304,6 +317,12 @@ impl Family {
     pub const GROK: Family = Family(7);
     /// StepFun's Step-3.
     pub const STEPFUN: Family = Family(8);
+    /// Gemma 4 (Google).
+    pub const GEMMA: Family = Family(9);
+    /// Mistral, Devstral, Mistral Small.
+    pub const MISTRAL: Family = Family(10);
+    /// TML Inkling.
+    pub const INKLING: Family = Family(11);
 }
 
 impl Form {
@@ -330,10 +349,20 @@ impl Form {
     pub const DEEPSEEK: Form = Form(9);
     /// gpt-oss (harmony): `<|channel|>commentary to=functions.name ... <|message|>{json}<|call|>`.
     pub const HARMONY: Form = Form(10);
+    /// Kimi K3's XTML: `<|open|>call tool="name"<|sep|>` with `<|open|>argument key=...`.
+    pub const KIMI_XTML: Form = Form(11);
+    /// MiniMax-M3: `]<]minimax[>[` before every tag, parameters named by their tags.
+    pub const MINIMAX_M3: Form = Form(12);
+    /// Gemma 4: `<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>`.
+    pub const GEMMA: Form = Form(13);
+    /// Mistral: `[TOOL_CALLS]name[ARGS]{...}` or `[TOOL_CALLS][{"name", "arguments"}]`.
+    pub const MISTRAL: Form = Form(14);
+    /// TML Inkling: `<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>`.
+    pub const INKLING: Form = Form(15);
 }
 
 /// The families, in the order the settings and documentation list them.
-pub static FAMILIES: [FamilyRow; 9] = [
+pub static FAMILIES: [FamilyRow; 12] = [
     FamilyRow {
         family: Family::CLAUDE,
         code: "claude",
@@ -348,7 +377,7 @@ pub static FAMILIES: [FamilyRow; 9] = [
         code: "minimax",
         title: "MiniMax",
         patterns: &["minimax"],
-        forms: &[Form::MINIMAX, Form::CLAUDE],
+        forms: &[Form::MINIMAX, Form::MINIMAX_M3, Form::CLAUDE],
         stops: &[vocab::INVOKE_CLOSE_TAIL],
         loop_stops: &[],
     },
@@ -384,8 +413,8 @@ pub static FAMILIES: [FamilyRow; 9] = [
         code: "kimi",
         title: "Kimi",
         patterns: &["kimi", "moonshot"],
-        forms: &[Form::KIMI],
-        stops: &[kimi::CALL_END],
+        forms: &[Form::KIMI, Form::KIMI_XTML],
+        stops: &[kimi::CALL_END, vocab::kimi_k3::CALL_CLOSE],
         loop_stops: &[],
     },
     FamilyRow {
@@ -415,10 +444,46 @@ pub static FAMILIES: [FamilyRow; 9] = [
         stops: &[vocab::INVOKE_CLOSE_TAIL],
         loop_stops: &[],
     },
+    FamilyRow {
+        family: Family::GEMMA,
+        code: "gemma",
+        title: "Gemma",
+        patterns: &["gemma"],
+        forms: &[Form::GEMMA],
+        stops: &[vocab::gemma::CALL_CLOSE],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::MISTRAL,
+        code: "mistral",
+        title: "Mistral",
+        patterns: &[
+            "mistral",
+            "devstral",
+            "mixtral",
+            "ministral",
+            "magistral",
+            "codestral",
+        ],
+        forms: &[Form::MISTRAL],
+        // The form has no closing token: the call ends with its JSON value.
+        stops: &[],
+        loop_stops: &[],
+    },
+    FamilyRow {
+        family: Family::INKLING,
+        code: "inkling",
+        title: "TML Inkling",
+        patterns: &["inkling"],
+        forms: &[Form::INKLING],
+        // `<|end_message|>` ends every block, text included: no stop is safe.
+        stops: &[],
+        loop_stops: &[],
+    },
 ];
 
 /// The forms. The order decides nothing but the documentation's.
-pub static FORMS: [FormRow; 11] = [
+pub static FORMS: [FormRow; 16] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -445,6 +510,7 @@ pub static FORMS: [FormRow; 11] = [
         ],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -456,6 +522,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &["tool_call>", "<tool_call"],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -471,6 +538,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &["\u{ff5c}DSML\u{ff5c}"],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -485,6 +553,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[step3::CALLS_BEGIN, step3::CALL_BEGIN],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -497,6 +566,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &["function_call>", "xai:function_call"],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -511,6 +581,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[qwen::FUNCTION_OPEN, "tool_call>"],
         values: Values::OneLineBreak,
         boundaries: &[],
+        glued: &[],
         engine: Engine::KeyValue(&QWEN3_CODER),
     },
     FormRow {
@@ -522,6 +593,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[glm::KEY_OPEN, "tool_call>"],
         values: Values::AsWritten,
         boundaries: &[],
+        glued: &[],
         engine: Engine::KeyValue(&GLM),
     },
     FormRow {
@@ -533,6 +605,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &["tool_call>", "<tool_call"],
         values: Values::Json,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -547,6 +620,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[kimi::SECTION_BEGIN, kimi::CALL_BEGIN],
         values: Values::Json,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -561,6 +635,7 @@ pub static FORMS: [FormRow; 11] = [
         markers: &[deepseek::CALLS_BEGIN, deepseek::CALL_BEGIN],
         values: Values::Json,
         boundaries: &[],
+        glued: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -574,8 +649,88 @@ pub static FORMS: [FormRow; 11] = [
         ],
         markers: &[harmony::START, harmony::CHANNEL],
         values: Values::Json,
-        boundaries: &[],
+        boundaries: &[harmony::END, harmony::CALL, harmony::RETURN],
+        glued: &[],
         engine: Engine::Tokens,
+    },
+    FormRow {
+        form: Form::KIMI_XTML,
+        code: "kimi_xtml",
+        family: Family::KIMI,
+        looks: "XTML: `<|open|>tools<|sep|><|open|>call tool=\"name\"<|sep|>` with \
+                `<|open|>argument key=\"k\" type=\"t\"<|sep|>`",
+        openers: &[Opener::Literal(vocab::kimi_k3::TOOLS_OPEN)],
+        markers: &[vocab::kimi_k3::TOOLS_OPEN, vocab::kimi_k3::CALL_OPEN],
+        values: Values::AsWritten,
+        boundaries: &[vocab::kimi_k3::THINK_CLOSE, vocab::kimi_k3::RESPONSE_CLOSE],
+        glued: &[],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(xtml::Xtml::new(at)),
+            ends: &[vocab::kimi_k3::CALL_CLOSE, vocab::kimi_k3::TOOLS_CLOSE],
+        }),
+    },
+    FormRow {
+        form: Form::MINIMAX_M3,
+        code: "minimax_m3",
+        family: Family::MINIMAX,
+        looks: "`]<]minimax[>[` before every tag; `<invoke name>` with `<key>value</key>` children",
+        openers: &[Opener::Literal(vocab::minimax_m3::CALL_START)],
+        markers: &[vocab::minimax_m3::MARKER],
+        values: Values::AsWritten,
+        boundaries: &[],
+        glued: &[vocab::minimax_m3::CALL_START],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(minimax_m3::MiniMaxM3::new(at)),
+            ends: &[vocab::minimax_m3::CALL_END],
+        }),
+    },
+    FormRow {
+        form: Form::GEMMA,
+        code: "gemma",
+        family: Family::GEMMA,
+        looks: "`<|tool_call>call:name{key:<|\"|>text<|\"|>}<tool_call|>`",
+        openers: &[Opener::Literal(vocab::gemma::CALL_OPEN)],
+        markers: &[vocab::gemma::CALL_OPEN, vocab::gemma::CALL_CLOSE],
+        values: Values::AsWritten,
+        boundaries: &[],
+        glued: &[vocab::gemma::CALL_OPEN],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(gemma::Gemma::new(at)),
+            ends: &[vocab::gemma::CALL_CLOSE],
+        }),
+    },
+    FormRow {
+        form: Form::MISTRAL,
+        code: "mistral",
+        family: Family::MISTRAL,
+        looks: "`[TOOL_CALLS]name[ARGS]{...}` or `[TOOL_CALLS] [{\"name\", \"arguments\"}]`",
+        openers: &[Opener::Literal(vocab::mistral::TOOL_CALLS)],
+        markers: &[vocab::mistral::TOOL_CALLS],
+        values: Values::Json,
+        boundaries: &[],
+        glued: &[vocab::mistral::TOOL_CALLS],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(mistral::Mistral::new(at)),
+            ends: &[],
+        }),
+    },
+    FormRow {
+        form: Form::INKLING,
+        code: "inkling",
+        family: Family::INKLING,
+        looks: "`<|message_model|>name<|content_invoke_tool_json|>{\"name\", \"args\"}<|end_message|>`",
+        openers: &[
+            Opener::Literal(vocab::inkling::MESSAGE_MODEL),
+            Opener::Literal(vocab::inkling::INVOKE_TOOL_JSON),
+        ],
+        markers: &[vocab::inkling::INVOKE_TOOL_JSON],
+        values: Values::Json,
+        boundaries: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
+        glued: &[vocab::inkling::MESSAGE_MODEL],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(inkling::Inkling::new(at)),
+            ends: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
+        }),
     },
 ];
 
@@ -694,6 +849,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn scanners_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<crate::Scanner>();
+    }
+
+    #[test]
     fn rows_are_in_step_with_their_constants() {
         for (i, row) in FAMILIES.iter().enumerate() {
             assert_eq!(usize::from(row.family.0), i, "{}", row.code);
@@ -719,6 +880,15 @@ mod tests {
             );
         }
         assert!(FORMS.len() <= 32, "Forms is a 32-bit set");
+        for row in &FORMS {
+            for token in row.glued {
+                assert!(
+                    row.openers.contains(&Opener::Literal(token)),
+                    "{}: a glued token is one of the form's openers",
+                    row.code
+                );
+            }
+        }
         let codes: std::collections::HashSet<_> = FAMILIES.iter().map(|r| r.code).collect();
         assert_eq!(codes.len(), FAMILIES.len());
         let codes: std::collections::HashSet<_> = FORMS.iter().map(|r| r.code).collect();

@@ -7,7 +7,7 @@ use crate::grammar::{Call, Start, Step};
 use crate::lex::Meter;
 use crate::registry::Forms;
 use crate::registry::{self, Opener};
-use crate::structure::{Marker, Structure, indent_cols};
+use crate::structure::{LineProbe, Marker, Structure, indent_cols};
 use crate::tag;
 use crate::vocab::{END_TOKENS, RESIDUE_WORDS, qwen};
 
@@ -121,6 +121,89 @@ pub struct Scanner {
     exhausted: bool,
     /// Where the text's `<` and `:` bytes are, found ahead of the lines that need them.
     tag_bytes: TagBytes,
+    /// The tokens that start a call inside a line, for the forms read.
+    breaks: Breaks,
+    /// The search for them in the current line, when it is in the reply's own voice.
+    watch: Option<Watch>,
+}
+
+/// The tokens of the forms read that start a call inside a line: glued openers (the call
+/// starts at the token) and boundaries (a line starts right after the token). See
+/// [`registry::FormRow::glued`] and [`registry::FormRow::boundaries`].
+#[derive(Debug, Clone)]
+struct Breaks {
+    tokens: Vec<Break>,
+    /// The bytes tokens start with, for the search (up to three; more means every byte).
+    firsts: Vec<u8>,
+    /// A byte, besides `<` and `:`, that a line holding a token holds (Mistral's `[`).
+    line_byte: u8,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Break {
+    token: &'static str,
+    form: registry::Form,
+    /// The call starts at the token (`false`: right after it).
+    glued: bool,
+}
+
+impl Breaks {
+    fn of(forms: Forms) -> Self {
+        let mut tokens = Vec::new();
+        for form in forms.iter() {
+            let row = form.row();
+            tokens.extend(row.glued.iter().map(|token| Break {
+                token,
+                form,
+                glued: true,
+            }));
+            tokens.extend(row.boundaries.iter().map(|token| Break {
+                token,
+                form,
+                glued: false,
+            }));
+        }
+        let mut firsts: Vec<u8> = tokens.iter().map(|t| t.token.as_bytes()[0]).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        let line_byte = tokens
+            .iter()
+            .find(|t| !t.token.contains(['<', ':']))
+            .map_or(b'<', |t| t.token.as_bytes()[0]);
+        Self {
+            tokens,
+            firsts,
+            line_byte,
+        }
+    }
+
+    /// The next offset at or after `from`, before `end`, where a token may start.
+    fn next(&self, b: &[u8], from: usize, end: usize) -> Option<usize> {
+        let hay = &b[from..end];
+        let off = match self.firsts[..] {
+            [] => None,
+            [a] => memchr::memchr(a, hay),
+            [a, c] => memchr::memchr2(a, c, hay),
+            [a, c, d] => memchr::memchr3(a, c, d, hay),
+            _ => hay.iter().position(|c| self.firsts.contains(c)),
+        };
+        off.map(|o| from + o)
+    }
+}
+
+impl Default for Breaks {
+    fn default() -> Self {
+        Self::of(Forms::ALL)
+    }
+}
+
+/// Where the search for break tokens in the current line stands.
+#[derive(Debug, Clone)]
+struct Watch {
+    /// Tokens are searched from here.
+    from: usize,
+    /// The line read up to the last token that mattered.
+    probe: LineProbe,
 }
 
 /// Finds the `<` and `:` bytes of a growing text ahead of the line scan, so that a complete
@@ -140,8 +223,8 @@ struct TagBytes {
 }
 
 impl TagBytes {
-    /// Whether `b[start..end]` holds no `<` or `:`.
-    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
+    /// Whether `b[start..end]` holds no `<`, `:` or `extra`.
+    fn none_in(&mut self, b: &[u8], start: usize, end: usize, extra: u8) -> bool {
         if start < self.lo || (self.hit && self.hi < start) {
             *self = Self {
                 lo: start,
@@ -150,7 +233,7 @@ impl TagBytes {
             };
         }
         if !self.hit && self.hi < end {
-            match memchr::memchr2(b'<', b':', &b[self.hi..]) {
+            match memchr::memchr3(b'<', b':', extra, &b[self.hi..]) {
                 Some(off) => {
                     self.hi += off;
                     self.hit = true;
@@ -212,6 +295,7 @@ impl Scanner {
     pub fn with_forms(forms: Forms) -> Self {
         Self {
             forms,
+            breaks: Breaks::of(forms),
             ..Self::default()
         }
     }
@@ -249,8 +333,9 @@ impl Scanner {
         let upto = match &self.candidate {
             Some(c) => c.line,
             None if self.kind == LineKind::Ordinary && self.candidate.is_none() => {
-                // A line that starts no call: all of it that has arrived but its last word.
-                text.len()
+                // A line that starts no call at its start: all of it that has arrived but its
+                // last word, up to where a token that starts a call inside it may still be.
+                self.watch.as_ref().map_or(text.len(), |w| w.from)
             }
             None => self.line,
         };
@@ -345,9 +430,11 @@ impl Scanner {
                         let own = &b[c.line..c.reach.min(b.len())];
                         self.meter.work += own.len();
                         if memchr::memchr(b'\n', own).is_some_and(|nl| c.line + nl + 1 < c.reach) {
-                            let (marker, depth) =
-                                region_marker(text, c.parser.start(), c.parser.how());
-                            self.structure.broken(c.parser.start(), marker, depth);
+                            if let Some((marker, depth)) =
+                                region_marker(text, c.parser.start(), c.parser.how())
+                            {
+                                self.structure.broken(c.parser.start(), marker, depth);
+                            }
                             self.quoted = true;
                         }
                         self.resume_after_failure(text, c.line, at);
@@ -394,18 +481,9 @@ impl Scanner {
                     }
                     if let Some((offset, how)) = self.classify(line, complete) {
                         let start = self.line + offset;
-                        if start < self.barrier {
-                            self.rescans += 1;
-                        } else {
-                            self.rescans = 0;
-                        }
-                        self.candidate = Some(Candidate {
-                            parser: Parser::new(start, how),
-                            line: self.line,
-                            reach: start,
-                        });
+                        self.start_candidate(start, how);
                         // Should the candidate fail on its own line, the rest of the line is
-                        // ordinary text.
+                        // ordinary text (where a token may still start a call).
                         self.kind = LineKind::Ordinary;
                         continue;
                     }
@@ -415,19 +493,106 @@ impl Scanner {
                     }
                     continue;
                 }
-                LineKind::Ordinary if complete => {
+                LineKind::Ordinary => {
+                    match self.watch_line(text, line_end, complete) {
+                        Some(Ok((start, how))) => {
+                            self.start_candidate(start, how);
+                            continue;
+                        }
+                        Some(Err(())) => return self.nothing(),
+                        None => {}
+                    }
+                    if !complete {
+                        return self.nothing();
+                    }
                     self.meter.work += line.len();
                     if mentions_call(line) {
                         self.quoted = true;
                     }
                 }
-                LineKind::Ordinary => return self.nothing(),
             }
             self.next_line(line_end + 1);
         }
     }
 
+    /// A candidate call starts at `start`, on the current line.
+    fn start_candidate(&mut self, start: usize, how: Start) {
+        if start < self.barrier {
+            self.rescans += 1;
+        } else {
+            self.rescans = 0;
+        }
+        self.candidate = Some(Candidate {
+            parser: Parser::new(start, how),
+            line: self.line,
+            reach: start,
+        });
+    }
+
+    /// Searches the current line (up to `line_end`, `complete` when its end has arrived) for
+    /// the next token that starts a call inside it: `Some(Ok)` where a call starts, `Some(Err)`
+    /// while the text that decides has not arrived, `None` when there is none (or the line is
+    /// not watched).
+    fn watch_line(
+        &mut self,
+        text: &str,
+        line_end: usize,
+        complete: bool,
+    ) -> Option<Result<(usize, Start), ()>> {
+        let b = text.as_bytes();
+        let watch = self.watch.as_mut()?;
+        while let Some(k) = self.breaks.next(b, watch.from, line_end) {
+            self.meter.work += k + 1 - watch.from;
+            let rest = &text[k..line_end];
+            let mut undecided = false;
+            let hit = self.breaks.tokens.iter().find(|t| {
+                undecided |= !complete && t.token.starts_with(rest);
+                rest.starts_with(t.token)
+            });
+            let Some(hit) = hit else {
+                if undecided {
+                    // A token may be arriving here.
+                    watch.from = k;
+                    return Some(Err(()));
+                }
+                watch.from = k + 1;
+                continue;
+            };
+            let at = if hit.glued { k } else { k + hit.token.len() };
+            let start = match opener_at(&text[at..line_end], hit.form, complete) {
+                Some(Ok(how)) => how,
+                Some(Err(())) => {
+                    watch.from = k;
+                    return Some(Err(()));
+                }
+                None => {
+                    watch.from = at.max(k + 1);
+                    continue;
+                }
+            };
+            self.meter.work += hit.token.len();
+            watch.from = at + 1;
+            if at < self.barrier && self.rescans >= MAX_RESCANS {
+                // Candidates in a row have started inside text that failed ones read: move on
+                // to the furthest point one broke at.
+                self.rescans = 0;
+                watch.from = watch.from.max(self.barrier.min(line_end));
+                continue;
+            }
+            if !watch.probe.live_at(b, k, &mut self.meter) {
+                // Quoted: in a code span, raw HTML, a JSON value...
+                self.quoted = true;
+                continue;
+            }
+            return Some(Ok((at, start)));
+        }
+        self.meter.work += line_end - watch.from;
+        watch.from = line_end;
+        if complete { None } else { Some(Err(())) }
+    }
+
     fn next_line(&mut self, start: usize) {
+        self.watch = None;
         self.line = start;
         self.eol = None;
         self.eol_from = start;
@@ -474,7 +639,10 @@ impl Scanner {
         }
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent(&text[self.line..eol]));
-        first != Some(&0xEF) && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
+        first != Some(&0xEF)
+            && self
+                .tag_bytes
+                .none_in(text.as_bytes(), self.line, eol, self.breaks.line_byte)
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
@@ -515,31 +683,45 @@ impl Scanner {
             return None;
         }
         let cut = head.len() < body.len();
-        match starts_call(head, self.line == 0 && indent == 0) {
-            Some(Ok((offset, how))) => return Some((indent + offset, how)),
+        let found = match starts_call(head, self.line == 0 && indent == 0) {
+            Some(Ok((offset, how))) => Some((indent + offset, how)),
             Some(Err(())) if !complete && !cut => return None,
-            _ => {}
+            _ => None,
+        };
+        if !self.breaks.tokens.is_empty() {
+            // Tokens inside the line may start a call: after the one that starts here, if any.
+            self.watch = Some(Watch {
+                from: found.map_or(self.line, |(offset, _)| self.line + offset + 1),
+                probe: self.structure.probe(self.line),
+            });
         }
-        self.kind = LineKind::Ordinary;
-        None
+        if found.is_none() {
+            self.kind = LineKind::Ordinary;
+        }
+        found
     }
 }
 
 /// What delimits the text of a candidate that broke, by how it started: its element (or
 /// Qwen3-Coder's literal tags), or a family's end tokens; and the depth to start from (1 when
 /// its opening has no `<` to count).
-fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
+fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> {
     use crate::vocab::{INVOKE, WRAPPERS};
-    match how {
+    Some(match how {
         Start::Token => (Marker::Tokens(END_TOKENS), 0),
         Start::LostBracket | Start::MidTag => (Marker::Element(INVOKE), 1),
+        Start::Body(form) => match form.row().engine {
+            registry::Engine::Body(body) if !body.ends.is_empty() => (Marker::Tokens(body.ends), 0),
+            // A form without an end of its own: its text cannot be told from what follows.
+            _ => return None,
+        },
         Start::Tag => {
             let rest = &text[start..];
             if rest.starts_with(qwen::FUNCTION_OPEN) {
-                return (
+                return Some((
                     Marker::Literal(qwen::FUNCTION_OPEN, qwen::FUNCTION_CLOSE),
                     0,
-                );
+                ));
             }
             let local = rest
                 .strip_prefix('<')
@@ -553,7 +735,7 @@ fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
                 .unwrap_or(INVOKE);
             (Marker::Element(element), 0)
         }
-    }
+    })
 }
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
@@ -561,27 +743,33 @@ fn region_marker(text: &str, start: usize, how: Start) -> (Marker, u32) {
 /// or a family's start token. Looks only at the line's `<` and `:` bytes.
 fn mentions_call(line: &str) -> bool {
     let b = line.as_bytes();
-    memchr::memchr2_iter(b'<', b':', b).any(|at| {
-        let rest = &b[at + 1..];
-        if b[at] == b'<'
-            && registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
-        {
-            return true;
-        }
-        registry::FORMS
-            .iter()
-            .flat_map(|r| r.openers)
-            .any(|opener| {
-                let Opener::Element(word) = opener else {
-                    return false;
-                };
-                rest.starts_with(word.as_bytes())
-                    && matches!(
-                        rest.get(word.len()),
-                        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                    )
-            })
-    })
+    let glued = registry::FORMS
+        .iter()
+        .flat_map(|r| r.glued)
+        .filter(|t| !t.starts_with('<'))
+        .any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
+    glued
+        || memchr::memchr2_iter(b'<', b':', b).any(|at| {
+            let rest = &b[at + 1..];
+            if b[at] == b'<'
+                && registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
+            {
+                return true;
+            }
+            registry::FORMS
+                .iter()
+                .flat_map(|r| r.openers)
+                .any(|opener| {
+                    let Opener::Element(word) = opener else {
+                        return false;
+                    };
+                    rest.starts_with(word.as_bytes())
+                        && matches!(
+                            rest.get(word.len()),
+                            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                        )
+                })
+        })
 }
 
 /// Does a call start at the beginning of `body`? `Some(Ok((offset, how)))` when it does,
@@ -638,11 +826,7 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     let mut undecided = false;
     for (token, form) in registry::literal_openers() {
         if body.starts_with(token) {
-            return Some(Ok(match form.row().engine {
-                // Key/value heads are tags the dispatcher reads (`<function=name>`).
-                registry::Engine::KeyValue(_) => Start::Tag,
-                _ => Start::Token,
-            }));
+            return Some(Ok(literal_start(form)));
         }
         undecided |= token.starts_with(body);
     }
@@ -656,6 +840,32 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
         Err(_) if undecided => Some(Err(())),
         Err(_) => None,
     }
+}
+
+/// How a call that starts at one of `form`'s literal openers starts.
+fn literal_start(form: registry::Form) -> Start {
+    match form.row().engine {
+        // Key/value heads are tags the dispatcher reads (`<function=name>`).
+        registry::Engine::KeyValue(_) => Start::Tag,
+        registry::Engine::Body(_) => Start::Body(form),
+        registry::Engine::Tokens | registry::Engine::Xml => Start::Token,
+    }
+}
+
+/// Whether one of `form`'s literal openers starts `rest` (a point inside a line that a break
+/// token made a line start): `Some(Ok)` how the call starts, `Some(Err)` while `rest` is a
+/// prefix of one and the line goes on, `None` when none does.
+fn opener_at(rest: &str, form: registry::Form, complete: bool) -> Option<Result<Start, ()>> {
+    let mut undecided = false;
+    for opener in form.row().openers {
+        if let Opener::Literal(token) = opener {
+            if rest.starts_with(token) {
+                return Some(Ok(literal_start(form)));
+            }
+            undecided |= !complete && token.starts_with(rest);
+        }
+    }
+    undecided.then_some(Err(()))
 }
 
 /// Fills in where the prose ends and the residue word, if any.

@@ -27,7 +27,7 @@
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
 use crate::lex::Meter;
-use crate::vocab::{END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
+use crate::vocab::{CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]
@@ -180,6 +180,17 @@ impl Structure {
     /// of the fence. The lines after it are read as CommonMark reads them.)
     pub(crate) fn live(&self) -> bool {
         self.mode == Mode::Prose && self.para.ticks == 0 && !self.para.quoted
+    }
+
+    /// A reading of the line that starts at `line` (the offset read up to), to tell whether
+    /// points inside it are in the reply's own voice ([`LineProbe::live_at`]).
+    pub(crate) fn probe(&self, line: usize) -> LineProbe {
+        LineProbe {
+            s: self.clone(),
+            line,
+            pos: None,
+            dead: !self.live(),
+        }
     }
 
     /// A candidate call that starts at `start` (on the line read up to) broke: everything up
@@ -390,7 +401,9 @@ impl Structure {
                 return Some(p + i + 1);
             }
             if line.get(i) == Some(&b'<') {
-                if let Some((until, after)) = inline_raw(b, p + i, end, true) {
+                if let Some((until, after)) =
+                    inline_raw(b, p + i, end, true).or_else(|| code_open(b, p + i, end))
+                {
                     self.mode = Mode::Raw(until, false);
                     self.para = Para::default();
                     return Some(after);
@@ -469,7 +482,9 @@ impl Structure {
                     i = k + n;
                 }
                 b'<' if self.para.ticks == 0 => {
-                    if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head) {
+                    if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head)
+                        .or_else(|| code_open(b, k, end))
+                    {
                         self.mode = Mode::Raw(until, self.para.html);
                         self.para = Para::default();
                         return Some(after);
@@ -492,6 +507,72 @@ impl Structure {
             }
         }
         None
+    }
+}
+
+/// A reading of one line up to points inside it, for the tokens that start a call in the
+/// middle of a line (glued to prose, or after a message boundary).
+///
+/// Each point is read as if the line ended there: what the text before it opened (a code span,
+/// raw HTML, a JSON value, a block quote...) and has not closed makes the point quoted. The
+/// points are asked about in order, and the reading goes on from the last one, so each byte of
+/// the line is read once; what it decides depends only on the bytes before the point, so it
+/// is the same however the line arrives.
+#[derive(Debug, Clone)]
+pub(crate) struct LineProbe {
+    s: Structure,
+    line: usize,
+    /// Read up to here; `None` before the line's start is read.
+    pos: Option<usize>,
+    /// Nothing in the line is in the reply's own voice.
+    dead: bool,
+}
+
+impl LineProbe {
+    /// Whether the point `k` (inside the line, at or after the last point asked about) is in the
+    /// reply's own voice.
+    pub(crate) fn live_at(&mut self, b: &[u8], k: usize, meter: &mut Meter) -> bool {
+        if self.dead {
+            return false;
+        }
+        match self.pos {
+            // Only the line's indent before the point: it stands at the line's start.
+            None if b[self.line..k].iter().all(|&c| c == b' ' || c == b'\t') => {
+                meter.read(self.line, k);
+                return self.s.live();
+            }
+            None => {
+                meter.read(self.line, k);
+                match self.s.prose_line_start(b, self.line, k) {
+                    // A blank line, a heading, a thematic break, indented code: no inline text.
+                    None => {
+                        self.dead = true;
+                        return false;
+                    }
+                    // As a line's start is read: its inline text first, at the line's head.
+                    Some(from) if self.s.mode == Mode::Prose => {
+                        if let Some(next) = self.s.inline(b, from, k, true) {
+                            self.s.rest(b, next, k, meter);
+                        }
+                    }
+                    Some(from) => self.s.rest(b, from, k, meter),
+                }
+            }
+            Some(pos) if pos < k => self.s.rest(b, pos, k, meter),
+            Some(_) => {}
+        }
+        self.pos = Some(k);
+        self.s.live()
+    }
+}
+
+impl Structure {
+    /// Reads `b[p..end]`, the rest of a line whose start has been read, in whatever mode the
+    /// reading is in.
+    fn rest(&mut self, b: &[u8], p: usize, end: usize, meter: &mut Meter) {
+        if p < end {
+            self.line(b, p, end, false, meter);
+        }
     }
 }
 
@@ -831,6 +912,19 @@ fn line_head_raw(text: &[u8]) -> Option<RawEnd> {
     }
 }
 
+/// An inline code element's opening tag at the `<` at `k` (`<code>`, `<kbd>`...): wherever in
+/// a line it opens, what follows is code up to its closing tag. Gives what ends it and where
+/// the reading goes on. (It starts no HTML block: CommonMark reads it as inline HTML.)
+fn code_open(b: &[u8], k: usize, end: usize) -> Option<(RawEnd, usize)> {
+    let text = &b[k..end];
+    let (local, name_end) = open_name(text)?;
+    let code = CODE_ELEMENTS
+        .iter()
+        .find(|e| e.eq_ignore_ascii_case(local))?;
+    let tag_end = memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
+    Some((RawEnd::Element(code), tag_end))
+}
+
 /// A raw-text opener at the `<` at `k`: a comment, CDATA, a raw-text element or a block of
 /// invented results. Mid-line it counts only when nothing but blanks follows it on its line
 /// (`From the page: <pre>`); at the line's start it always does (as in CommonMark). Gives what
@@ -843,13 +937,13 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
         (RawEnd::Literal("]]>"), k + 9)
     } else {
         let (local, name_end) = open_name(text)?;
+        // The opening tag ends at its `>` (or the line does).
+        let tag_end =
+            memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
         let element = RAW_TEXT_ELEMENTS
             .iter()
             .chain(RESULT_ELEMENTS)
             .find(|e| e.eq_ignore_ascii_case(local))?;
-        // The opening tag ends at its `>` (or the line does).
-        let tag_end =
-            memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
         (RawEnd::Element(element), tag_end)
     };
     if !at_head

@@ -68,6 +68,10 @@ pub const ELEMENT_PARAMS: &[&str] = &[
 /// markup inside them is quoted.
 pub const RAW_TEXT_ELEMENTS: &[&str] = &["pre", "script", "style", "textarea"];
 
+/// HTML's inline code elements: what the reply writes inside one, up to its closing tag, is
+/// code it shows, wherever in a line the element opens (`See <code><invoke ...></code>`).
+pub const CODE_ELEMENTS: &[&str] = &["code", "kbd", "samp", "tt"];
+
 /// Elements a model invents to hold a call's results (`<function_results>` after a call it
 /// could not run): call markup inside them is quoted.
 pub const RESULT_ELEMENTS: &[&str] = &[
@@ -141,8 +145,10 @@ pub mod harmony {
     pub const MESSAGE: &str = "<|message|>";
     /// Ends a call.
     pub const CALL: &str = "<|call|>";
-    /// Ends any message; a call message may end with it too.
+    /// Ends a message; a call message may end with it too.
     pub const END: &str = "<|end|>";
+    /// Ends the final message.
+    pub const RETURN: &str = "<|return|>";
     /// The role that writes calls (`<|start|>assistant`).
     pub const ROLE: &str = "assistant";
     /// The channel calls are written on (`analysis` is the reasoning, `final` the answer).
@@ -232,6 +238,8 @@ pub mod kimi_k3 {
     pub const RESPONSE_CLOSE: &str = "<|close|>response<|sep|>";
     /// Ends one call: the stop string that ends the model right after the first call.
     pub const CALL_CLOSE: &str = "<|close|>call<|sep|>";
+    /// Ends the section of calls.
+    pub const TOOLS_CLOSE: &str = "<|close|>tools<|sep|>";
     /// Opens a tag.
     pub const OPEN: &str = "<|open|>";
     /// Opens a closing tag.
@@ -274,6 +282,12 @@ pub mod mistral {
     pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
     /// Between the name and the JSON arguments.
     pub const ARGS: &str = "[ARGS]";
+    /// The array form's member that holds the tool's name.
+    pub const NAME_MEMBER: &str = "name";
+    /// The array form's member that holds the arguments.
+    pub const ARGUMENTS_MEMBER: &str = "arguments";
+    /// The array form's member that holds the call's id.
+    pub const ID_MEMBER: &str = "id";
     /// Before a call id, between the name and `[ARGS]`.
     pub const CALL_ID: &str = "[CALL_ID]";
 }
@@ -286,6 +300,10 @@ pub mod minimax_m3 {
     pub const TOOL_CALL_OPEN: &str = "<tool_call>";
     /// The invoke's opening tag up to its name.
     pub const INVOKE_OPEN: &str = "<invoke name=\"";
+    /// Where a call starts: the marker, then the wrapper's opening tag.
+    pub const CALL_START: &str = "]<]minimax[>[<tool_call>";
+    /// Ends the first call: the marker and the invoke's closing tag.
+    pub const CALL_END: &str = "]<]minimax[>[</invoke>";
 }
 
 /// TML Inkling: `<|message_model|>NAME<|content_invoke_tool_json|>{json}<|end_message|>`.
@@ -298,4 +316,8 @@ pub mod inkling {
     pub const END_MESSAGE: &str = "<|end_message|>";
     /// Ends sampling: also ends the block it stands in.
     pub const END_SAMPLING: &str = "<|content_model_end_sampling|>";
+    /// The payload's member that holds the tool's name.
+    pub const NAME_MEMBER: &str = "name";
+    /// The payload's member that holds the arguments.
+    pub const ARGS_MEMBER: &str = "args";
 }

@@ -26,6 +26,8 @@
 //! `Pending`; the work stays within a bounded number of passes. Each case is also run with each
 //! one character deleted, whole and split, which must agree and not panic.
 
+#![cfg(test)]
+
 use std::path::Path;
 
 use ctb_testkit::Rng;

@@ -28,6 +28,8 @@
 //! pending                      undecided at the end of the text
 //! ```
 
+#![cfg(test)]
+
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -23,7 +23,9 @@
 use crate::forms::json_scan::{Event, JsonScan};
 use crate::grammar::{Body, Spans, Step};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
-use crate::vocab::inkling::{END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL};
+use crate::vocab::inkling::{
+    ARGS_MEMBER, END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL, NAME_MEMBER,
+};
 
 /// Longest header (a tool name) read.
 const MAX_HEADER: usize = 256;
@@ -84,11 +86,11 @@ impl Inkling {
         match event {
             Event::Key { key, escaped } => {
                 let seen = match &text[key.clone()] {
-                    "name" if !escaped => {
+                    NAME_MEMBER if !escaped => {
                         self.member = Member::Name;
                         std::mem::replace(&mut self.name_seen, true)
                     }
-                    "args" if !escaped => {
+                    ARGS_MEMBER if !escaped => {
                         self.member = Member::Args;
                         std::mem::replace(&mut self.args_seen, true)
                     }

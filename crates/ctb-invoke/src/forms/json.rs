@@ -87,11 +87,6 @@ impl JsonCheck {
         }
     }
 
-    /// Whether the text ended inside a string.
-    pub(crate) fn in_string(&self) -> bool {
-        matches!(self.state, S::Str { .. } | S::Esc { .. } | S::Hex { .. })
-    }
-
     /// Resumes over `b` (the text so far). `Ready(Ok(end))`: the value ends just before `end`;
     /// `Ready(Err(at))`: the byte at `at` cannot continue a JSON value (or the value nests deeper
     /// than [`MAX_DEPTH`]). When `complete`, `b` is all there is: a number may end at the end

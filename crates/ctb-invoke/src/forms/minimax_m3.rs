@@ -38,10 +38,11 @@ use std::ops::Range;
 use crate::forms::{name_byte, push_json_string, starts_with_parts};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
+use crate::vocab::END_TAG;
 use crate::vocab::minimax_m3::{INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
 
 /// The invoke's closing tag's name.
-const INVOKE: &[u8] = b"invoke";
+const INVOKE: &[u8] = crate::vocab::INVOKE.as_bytes();
 /// The name of an array item's element.
 const ITEM: &[u8] = b"item";
 
@@ -422,7 +423,7 @@ impl Body for MiniMaxM3 {
                         Some(e) => &b[e.key.clone()],
                         None => INVOKE,
                     };
-                    match starts_with_parts(b, lt, &[b"</", name, b">"], meter) {
+                    match starts_with_parts(b, lt, &[END_TAG.as_bytes(), name, b">"], meter) {
                         Poll::Pending => return Step::Pending,
                         Poll::Ready(false) => return Step::Failed(marker),
                         Poll::Ready(true) => {

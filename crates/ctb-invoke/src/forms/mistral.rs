@@ -26,7 +26,7 @@ use super::json::JsonCheck;
 use super::{need, ws};
 use crate::grammar::{Body, Spans, Step, span};
 use crate::lex::{Meter, Poll, json_members, starts_with};
-use crate::vocab::mistral::{ARGS, CALL_ID, TOOL_CALLS};
+use crate::vocab::mistral::{ARGS, ARGUMENTS_MEMBER, CALL_ID, ID_MEMBER, NAME_MEMBER, TOOL_CALLS};
 
 /// Longest tool name or call id read.
 const MAX_NAME: usize = 256;
@@ -258,9 +258,9 @@ fn element(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> Res
     let (mut name, mut args, mut id) = (None, None, None);
     for (key, value) in json_members(&text[object.clone()]) {
         let slot = match key {
-            "name" => &mut name,
-            "arguments" => &mut args,
-            "id" => &mut id,
+            NAME_MEMBER => &mut name,
+            ARGUMENTS_MEMBER => &mut args,
+            ID_MEMBER => &mut id,
             _ => return Err(span(text, key).start),
         };
         if slot.replace(value).is_some() {

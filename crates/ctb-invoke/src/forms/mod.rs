@@ -1,48 +1,32 @@
-//! Bodies of the call forms that leak in 2026 (issue 18): Kimi K3's XTML, Gemma 4 and
-//! Mistral's `[TOOL_CALLS]`. Each is a [`Body`](crate::grammar::Body): run again and again over
-//! the growing reply, it keeps its state, reads each byte a bounded number of times (recording
-//! it in the [`Meter`]), reads no byte past the one that decides, and answers
-//! [`Step::Pending`] while undecided, [`Step::Done`] just past the call's end, or
-//! [`Step::Failed`] where the structure broke. The grammar and every rule for an ambiguous case
-//! are in `docs/forms-2026.md`.
+//! Bodies of the call forms that leak in 2026 (issue 18), one grammar file per shape that is
+//! new: Kimi K3's XTML ([`xtml`]), Gemma 4 ([`gemma`]), Mistral's `[TOOL_CALLS]` ([`mistral`]),
+//! MiniMax-M3's marked tags ([`minimax_m3`]) and TML Inkling's token blocks ([`inkling`]); and
+//! the two JSON readers they share ([`json`], a byte-at-a-time well-formedness check, and
+//! [`json_scan`], a resumable reader that reports keys and values).
 //!
-//! They are not wired into the scanner yet: the family registry does that. What it needs:
+//! Each body is a [`Body`](crate::grammar::Body): run again and again over the growing reply,
+//! it keeps its state, reads each byte a bounded number of times (recording it in the
+//! [`Meter`]), reads no byte past the one that decides, and answers [`Step::Pending`] while
+//! undecided, [`Step::Done`] just past the call's end, or [`Step::Failed`] where the structure
+//! broke. The grammar and every rule for an ambiguous case are in `docs/forms-2026.md`.
 //!
-//! | body | construct with | the offset `at` is | the scanner must see, at a line start | stop string |
-//! |---|---|---|---|---|
-//! | [`xtml::Xtml`] | `Xtml::new(at)` | the `<` of [`xtml::TOOLS_OPEN`] (`<\|open\|>tools<\|sep\|>`), or of a channel close ([`xtml::THINK_CLOSE`], [`xtml::RESPONSE_CLOSE`]) that is followed directly by it | `<\|open\|>tools<\|sep\|>`; also right after `<\|close\|>think<\|sep\|>` or `<\|close\|>response<\|sep\|>` on the same line (a channel close is a line start for this family; the renderer writes no line breaks) | [`xtml::CALL_CLOSE`] |
-//! | [`gemma::Gemma`] | `Gemma::new(at)` | the `<` of [`gemma::CALL_OPEN`] (`<\|tool_call>`) | `<\|tool_call>`, also glued to prose (`Let me check. <\|tool_call>call:...`) and right after the reasoning channel's `<channel\|>`; never a bare `call:` | [`gemma::CALL_CLOSE`] |
-//! | [`mistral::Mistral`] | `Mistral::new(at)` | the `[` of [`mistral::TOOL_CALLS`] | `[TOOL_CALLS]`, also glued to the prose before it (`bla[TOOL_CALLS]add{...}`: the token is its own line start) | none (no closing token) |
-//!
-//! The call's `start` (and the prose's end) is `at`. A body reads only from `at` on, so a
-//! candidate that fails leaves the scanner free to try the next start. The families' tag
-//! strings are the `pub(crate)` constants of each module, for the registry to take over.
+//! A body is reached through its form's registry row ([`crate::registry::FORMS`]): the row's
+//! engine names the body's constructor (the offset it is given is the first byte of the
+//! opener the scanner found) and what ends the text of a candidate that broke; its openers,
+//! glued openers and boundaries say where the scanner may start it; its family's row gives
+//! the stop strings. A body reads only from its start on, so a candidate that fails leaves
+//! the scanner free to try the next start. Tag strings are the vocabulary's
+//! ([`crate::vocab`]).
 //!
 //! What each fills in [`Spans`](crate::grammar::Spans): the tool name's range always; Kimi K3
 //! one [`RawParam`] per argument (attributes `key` and `type`, kind `Text` or `Json`) or, for
 //! its json block, `json`; Gemma 4 one parameter per top-level argument (`Text`, `Json` or
-//! `Converted`); Mistral `json` (the arguments object). No body sets the [`Family`]
-//! (`crate::call::Family` has no variant for these forms yet), and none leaves a repeated
-//! parameter name for the parser to drop: a repeated key breaks the call. A broken candidate's
-//! text, for the quotation rules, runs to `<|close|>call<|sep|>` (or `<|close|>tools<|sep|>`)
-//! for Kimi K3, to `<tool_call|>` for Gemma 4, and has no end marker for Mistral.
+//! `Converted`); MiniMax-M3 one per parameter element (`Text`, or `Converted` for nested
+//! elements); Mistral and Inkling `json` (the arguments object). None leaves a repeated
+//! parameter name for the parser to drop: a repeated key breaks the call.
 //!
-//! [`Family`]: crate::call::Family
-//!
-//! Bodies for the call forms that leak in 2026, written as resumable [`Body`]s like the
-//! families' bodies in the rest of the crate, but not yet reached by the scanner: each module
-//! says where its body starts, and `README.md` next to this file says what the scanner must
-//! see to start it.
-//!
-//! - [`minimax_m3`]: MiniMax-M3, `]<]minimax[>[` before every tag, parameters named by their
-//!   tag;
-//! - [`inkling`]: TML Inkling, `<|content_invoke_tool_json|>{"name": ..., "args": {...}}`;
-//! - [`json_scan`]: the strict, resumable JSON reader Inkling's payload goes through.
-//!
-//! [`Body`]: crate::grammar::Body
-
-// Nothing outside the tests constructs the bodies until the registry does.
-#![allow(dead_code)]
+//! The test harnesses `cases` and `harness` run each body on the samples of
+//! `tests/data/forms/`, whole, at every split point and byte by byte.
 
 pub(crate) mod gemma;
 pub(crate) mod json;
@@ -89,12 +73,8 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
         .map(|p| p.name.start)
 }
 
-// Nothing outside the tests starts these bodies until the scanner is wired to them.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod inkling;
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod json_scan;
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod minimax_m3;
 
 #[cfg(test)]
