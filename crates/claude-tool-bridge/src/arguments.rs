@@ -3,7 +3,7 @@
 //! before the call split into thoughts.
 
 use ctb_invoke::vocab::REASONING_TAGS;
-use ctb_invoke::{Args, Call, Param};
+use ctb_invoke::{Args, Call, Param, ValueKind};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
 
@@ -121,24 +121,31 @@ impl Built {
     }
 }
 
-/// One parameter's value, typed by the tool's schema (or usage examples). DeepSeek marks
-/// values `string="true"` or `string="false"`: where the tool declares no type for the
-/// parameter, `string="false"` means the value is JSON (`3`, `true`, `[1, 2]`), read as such
-/// when it reads; otherwise the schema decides and the value stays text by default.
+/// One parameter's value, typed by the tool's schema (or usage examples). A value the form
+/// marks as JSON ([`ValueKind::Json`]: Kimi K3's typed arguments; DeepSeek's
+/// `string="false"`), where the tool declares no type for the parameter, is read as JSON
+/// (`3`, `true`, `[1, 2]`) when it reads; otherwise the schema decides and the value stays
+/// text by default. A value written in the form's own literal syntax is typed through the JSON
+/// the grammar converted it to ([`ValueKind::Converted`]: Gemma 4's objects and arrays,
+/// MiniMax-M3's child elements), as a JSON-marked value is.
 fn type_param(tool: &Tool, p: &Param<'_>) -> Result<Value, Reason> {
+    let raw = match &p.kind {
+        ValueKind::Converted(json) => json.as_str(),
+        _ => p.value,
+    };
     let untyped = tool
         .param(p.name)
         .is_none_or(|d| d.kinds().all(|k| k == ctb_schema::Kind::Any));
-    let json_marked = p
-        .attrs
-        .iter()
-        .any(|(k, v)| *k == "string" && v.trim().eq_ignore_ascii_case("false"));
+    let json_marked = !matches!(p.kind, ValueKind::Text)
+        || p.attrs
+            .iter()
+            .any(|(k, v)| *k == "string" && v.trim().eq_ignore_ascii_case("false"));
     if untyped && json_marked {
-        if let Ok(v) = ctb_json::parse(p.value.trim()) {
+        if let Ok(v) = ctb_json::parse(raw.trim()) {
             return Ok(v);
         }
     }
-    tool.type_value(p.name, p.value).map_err(type_reason)
+    tool.type_value(p.name, raw).map_err(type_reason)
 }
 
 /// Arguments written as one JSON object (or, as OpenAI's API writes them, as a string that
@@ -305,6 +312,52 @@ mod tests {
         }
         flush(&mut current, &mut out);
         out
+    }
+
+    #[test]
+    fn values_marked_json_or_converted_are_typed_as_json() {
+        use ctb_invoke::{Param, ValueKind};
+        use serde_json::json;
+
+        let catalog = crate::Catalog::from_text(
+            r#"[{"name": "t", "input_schema": {"type": "object", "properties": {
+                "obj": {"type": "object"}, "n": {"type": "integer"}, "s": {"type": "string"}}}}]"#,
+        )
+        .unwrap();
+        let tool = catalog.lookup("t").unwrap().tool;
+        let param = |name, value, kind| Param {
+            name,
+            value,
+            attrs: Vec::new(),
+            kind,
+        };
+        let converted = || ValueKind::Converted(r#"{"a":"x"}"#.to_owned());
+        let cases = [
+            // Converted: the grammar's JSON, typed by the schema or read as JSON when untyped.
+            (
+                param("obj", "{a:<|\"|>x<|\"|>}", converted()),
+                json!({"a": "x"}),
+            ),
+            (
+                param("free", "{a:<|\"|>x<|\"|>}", converted()),
+                json!({"a": "x"}),
+            ),
+            (
+                param("s", "{a:<|\"|>x<|\"|>}", converted()),
+                json!(r#"{"a":"x"}"#),
+            ),
+            // Json: read as JSON where the schema gives no type; the schema decides otherwise.
+            (param("free", "[1, 2]", ValueKind::Json), json!([1, 2])),
+            (param("n", "7", ValueKind::Json), json!(7)),
+            (param("s", "7", ValueKind::Json), json!("7")),
+            // Text stays text where the schema gives no type.
+            (param("free", "[1, 2]", ValueKind::Text), json!("[1, 2]")),
+        ];
+        for (p, want) in cases {
+            assert_eq!(super::type_param(tool, &p).ok(), Some(want), "{p:?}");
+        }
+        let bad = param("n", "{a:1}", ValueKind::Converted(r#"{"a":1}"#.to_owned()));
+        assert!(super::type_param(tool, &bad).is_err());
     }
 
     #[test]
