@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use crate::forms::{gemma, inkling, minimax_m3, mistral, xtml};
+use crate::forms::{gemma, inkling, llama4, minimax_m3, mistral, xtml};
 use crate::grammar::Body;
 use crate::vocab::{self, TOOL_CALL_CLOSE, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
 
@@ -323,6 +323,8 @@ impl Family {
     pub const MISTRAL: Family = Family(10);
     /// TML Inkling.
     pub const INKLING: Family = Family(11);
+    /// Llama 4 (Meta).
+    pub const LLAMA: Family = Family(12);
 }
 
 impl Form {
@@ -359,10 +361,12 @@ impl Form {
     pub const MISTRAL: Form = Form(14);
     /// TML Inkling: `<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>`.
     pub const INKLING: Form = Form(15);
+    /// Llama 4: `<|python_start|>{"name": ..., "parameters": {...}}<|python_end|>`.
+    pub const LLAMA4: Form = Form(16);
 }
 
 /// The families, in the order the settings and documentation list them.
-pub static FAMILIES: [FamilyRow; 12] = [
+pub static FAMILIES: [FamilyRow; 13] = [
     FamilyRow {
         family: Family::CLAUDE,
         code: "claude",
@@ -480,10 +484,19 @@ pub static FAMILIES: [FamilyRow; 12] = [
         stops: &[],
         loop_stops: &[],
     },
+    FamilyRow {
+        family: Family::LLAMA,
+        code: "llama",
+        title: "Llama 4",
+        patterns: &["llama-4", "llama4"],
+        forms: &[Form::LLAMA4],
+        stops: &[vocab::llama4::PYTHON_END],
+        loop_stops: &[],
+    },
 ];
 
 /// The forms. The order decides nothing but the documentation's.
-pub static FORMS: [FormRow; 16] = [
+pub static FORMS: [FormRow; 17] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -730,6 +743,21 @@ pub static FORMS: [FormRow; 16] = [
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(inkling::Inkling::new(at)),
             ends: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
+        }),
+    },
+    FormRow {
+        form: Form::LLAMA4,
+        code: "llama4",
+        family: Family::LLAMA,
+        looks: "`<|python_start|>{\"name\", \"parameters\"}<|python_end|>`",
+        openers: &[Opener::Literal(vocab::llama4::PYTHON_START)],
+        markers: &[vocab::llama4::PYTHON_START],
+        values: Values::Json,
+        boundaries: &[],
+        glued: &[vocab::llama4::PYTHON_START],
+        engine: Engine::Body(BodyEngine {
+            new: |at| Box::new(llama4::Llama4::new(at)),
+            ends: &[vocab::llama4::PYTHON_END],
         }),
     },
 ];

@@ -321,3 +321,19 @@ pub mod inkling {
     /// The payload's member that holds the arguments.
     pub const ARGS_MEMBER: &str = "args";
 }
+
+/// Llama 4: `<|python_start|>{"name": ..., "parameters": {...}}<|python_end|>`.
+pub mod llama4 {
+    /// Opens the call: where the body starts.
+    pub const PYTHON_START: &str = "<|python_start|>";
+    /// Ends the call: the stop string that ends the model right after the first call.
+    pub const PYTHON_END: &str = "<|python_end|>";
+    /// The payload's member that holds the tool's name.
+    pub const NAME_MEMBER: &str = "name";
+    /// The payload's member that holds the arguments.
+    pub const PARAMETERS_MEMBER: &str = "parameters";
+    /// The payload's optional member that says what it is.
+    pub const TYPE_MEMBER: &str = "type";
+    /// The only value the type member may have (a JSON string, quotes included).
+    pub const FUNCTION_TYPE: &str = "\"function\"";
+}

@@ -75,6 +75,7 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
 
 pub(crate) mod inkling;
 pub(crate) mod json_scan;
+pub(crate) mod llama4;
 pub(crate) mod minimax_m3;
 
 #[cfg(test)]
