@@ -381,23 +381,25 @@ impl<U: Builder> Strict<'_, '_, U> {
 fn unescape(b: &[u8], mut k: usize, partial: bool, text: &mut Vec<u8>) -> Option<(usize, bool)> {
     loop {
         // `b[k]` is a backslash
-        k += match b.get(k + 1) {
-            Some(b'u') => match unicode_escape(b, k) {
+        let Some(&e) = b.get(k + 1) else {
+            return partial.then_some((b.len(), false));
+        };
+        if let Some(c) = simple_escape(e) {
+            text.push(c);
+            k += 2;
+        } else if e == b'u' {
+            match unicode_escape(b, k) {
                 Escape::Char(c, len) => {
                     text.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                    len
+                    k += len;
                 }
                 // an escape the end of the text cuts off is dropped
                 Escape::Cut if partial => return Some((b.len(), false)),
                 _ => return None,
-            },
-            Some(&e) => {
-                text.push(simple_escape(e)?);
-                2
             }
-            None if partial => return Some((b.len(), false)),
-            None => return None,
-        };
+        } else {
+            return None;
+        }
         // the plain run up to the next `"`, backslash or control character
         loop {
             if k + 8 > b.len() {
@@ -432,16 +434,24 @@ fn unescape(b: &[u8], mut k: usize, partial: bool, text: &mut Vec<u8>) -> Option
 /// The character a backslash and `e` stand for (`\n`: a line feed), but for `\u`.
 #[inline]
 fn simple_escape(e: u8) -> Option<u8> {
-    Some(match e {
-        b'"' | b'\\' | b'/' => e,
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        _ => return None,
-    })
+    // a table, not a `match`: the escapes in a text come in no predictable order, and a
+    // jump on each one costs more than the load
+    Some(SIMPLE_ESCAPES[usize::from(e)]).filter(|&c| c != 0)
 }
+
+/// [`simple_escape`]'s answers; 0 for no simple escape.
+static SIMPLE_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0c;
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t
+};
 
 /// A `\u` escape.
 enum Escape {
