@@ -49,9 +49,18 @@ impl<'py> PyBuilder<'py> {
     /// has one object for each string of one character or none already.
     #[inline]
     fn str(&mut self, k: &str) -> Bound<'py, PyString> {
+        match self.kept(k) {
+            Some(s) => s.clone(),
+            None => PyString::new(self.py, k),
+        }
+    }
+
+    /// The kept `str` for `k` when `k` is short and the cache is there.
+    #[inline]
+    fn kept(&mut self, k: &str) -> Option<&Bound<'py, PyString>> {
         match &mut self.strings {
             Some(cache) if (2..=str_cache::MAX_LEN).contains(&k.len()) => cache.get(self.py, k),
-            _ => PyString::new(self.py, k),
+            _ => None,
         }
     }
 }
@@ -76,14 +85,12 @@ impl<'py> Builder for PyBuilder<'py> {
                 Err(never) => match never {},
             },
             Number::Float(f) => PyFloat::new(py, f).into_any(),
+            Number::UInt(n) => match n.into_pyobject(py) {
+                Ok(v) => v.into_any(),
+                Err(never) => match never {},
+            },
             Number::BigInt => {
-                if let Ok(n) = text.parse::<u64>() {
-                    return match n.into_pyobject(py) {
-                        Ok(v) => v.into_any(),
-                        Err(never) => match never {},
-                    };
-                }
-                // bigger than 64 bits: Python's own int() keeps every digit
+                // Python's own int() keeps every digit
                 let r = py.get_type::<PyInt>().call1((text,));
                 self.keep(r)
             }
@@ -102,8 +109,12 @@ impl<'py> Builder for PyBuilder<'py> {
     ) -> Self::Value {
         let dict = PyDict::new(self.py);
         for (k, v) in members {
-            let key = self.str(k);
-            if let Err(e) = dict.set_item(key, v) {
+            // a kept key goes in by reference (no count taken and dropped)
+            let set = match self.kept(k) {
+                Some(key) => dict.set_item(key, v),
+                None => dict.set_item(PyString::new(self.py, k), v),
+            };
+            if let Err(e) = set {
                 self.error.get_or_insert(e);
             }
         }
@@ -114,11 +125,13 @@ impl<'py> Builder for PyBuilder<'py> {
 /// A JSON number, as Python reads it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Number {
-    /// An integer of at most 18 digits.
+    /// An integer that fits 64 bits, signed.
     Int(i64),
+    /// A positive integer that fits 64 bits only unsigned.
+    UInt(u64),
     /// A number with a fraction or an exponent.
     Float(f64),
-    /// An integer of 19 digits or more (perhaps still a `u64`).
+    /// An integer beyond 64 bits.
     BigInt,
 }
 
@@ -128,28 +141,31 @@ const EXACT_POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// Reads JSON number text (`-12`, `0.5`, `6.02e23`) in one pass. An integer of at most 18
-/// digits and a float whose digits fit 53 bits with a power of ten up to 22 are computed
-/// here (one exact conversion and one correctly rounded operation: Clinger's fast path);
-/// any other float goes to the standard library's parser.
+/// Reads JSON number text (`-12`, `0.5`, `6.02e23`) in one pass. An integer that fits 64
+/// bits and a float whose digits fit 53 bits with a power of ten up to 22 are computed here
+/// (one exact conversion and one correctly rounded operation: Clinger's fast path); any
+/// other float goes to the standard library's parser.
 fn read_number(text: &str) -> Number {
     let (negative, b) = match text.as_bytes() {
         [b'-', rest @ ..] => (true, rest),
         b => (false, b),
     };
     let digit = |i: usize| b.get(i).filter(|c| c.is_ascii_digit()).map(|c| c - b'0');
-    let mut mantissa: u64 = 0;
-    let mut digits = 0usize;
+    // the digits so far, while they fit
+    let mut mantissa: Option<u64> = Some(0);
     let mut i = 0;
     while let Some(d) = digit(i) {
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-        digits += 1;
+        mantissa = mantissa.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(d)));
         i += 1;
     }
     if i == b.len() {
-        return match i64::try_from(mantissa) {
-            Ok(n) if (1..=18).contains(&digits) => Number::Int(if negative { -n } else { n }),
-            _ => Number::BigInt,
+        return match mantissa {
+            _ if i == 0 => Number::BigInt,
+            Some(m) if negative => 0i64
+                .checked_sub_unsigned(m)
+                .map_or(Number::BigInt, Number::Int),
+            Some(m) => i64::try_from(m).map_or(Number::UInt(m), Number::Int),
+            None => Number::BigInt,
         };
     }
     let slow = || Number::Float(text.parse::<f64>().unwrap_or(f64::NAN));
@@ -157,8 +173,7 @@ fn read_number(text: &str) -> Number {
     if b[i] == b'.' {
         i += 1;
         while let Some(d) = digit(i) {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-            digits += 1;
+            mantissa = mantissa.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(d)));
             exp10 -= 1;
             i += 1;
         }
@@ -176,9 +191,9 @@ fn read_number(text: &str) -> Number {
         }
         exp10 += if negative_exp { -e } else { e };
     }
-    if i != b.len() || digits > 19 || mantissa > 1 << 53 {
+    let Some(mantissa) = mantissa.filter(|&m| m <= 1 << 53 && i == b.len()) else {
         return slow();
-    }
+    };
     let Some(&power) = EXACT_POW10.get(exp10.unsigned_abs() as usize) else {
         return slow();
     };

@@ -9,9 +9,10 @@
 //! The cache is one table for the process, behind a mutex that `loads` takes for a whole
 //! call with `try_lock`: a call that finds it busy (another thread, or a finalizer run by the
 //! garbage collector inside a call) makes its strings without it. The table keeps 4,096
-//! strings of at most [`MAX_LEN`] bytes (well under a megabyte with their objects, held
+//! strings of at most [`MAX_LEN`] bytes (about a megabyte at most with their objects, held
 //! until the process ends like the strings PyO3's `intern!` keeps), in sets of four by
-//! hash: a new string pushes the oldest of its set out.
+//! hash: a new string pushes the oldest of its set out. A lookup compares the hash, then
+//! the text kept beside the `str` (cheaper than asking Python for the `str`'s UTF-8).
 
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
@@ -25,13 +26,14 @@ const SET_BITS: u32 = 10;
 /// Entries in a set: a new string goes first, the last one leaves.
 const WAYS: usize = 4;
 
-/// One kept string: the hash of its text, and its `str` (whose text the lookup compares).
+/// One kept string: the hash of its text, the text, and its `str`.
 struct Entry {
     hash: u64,
+    text: Box<str>,
     obj: Py<PyString>,
 }
 
-/// Four entries that share a cache line, the most recently made first.
+/// Four entries (two cache lines), the most recently made first.
 #[repr(align(64))]
 #[derive(Default)]
 struct Set([Option<Entry>; WAYS]);
@@ -58,9 +60,13 @@ impl StrCache {
     }
 
     /// The `str` for `text` (at most [`MAX_LEN`] bytes): the kept one, or a new one that
-    /// is kept from now on.
+    /// is kept from now on. (`None` cannot happen: the entry is there once it is made.)
     #[inline]
-    pub(crate) fn get<'py>(&mut self, py: Python<'py>, text: &str) -> Bound<'py, PyString> {
+    pub(crate) fn get<'s, 'py>(
+        &'s mut self,
+        py: Python<'py>,
+        text: &str,
+    ) -> Option<&'s Bound<'py, PyString>> {
         debug_assert!(text.len() <= MAX_LEN);
         if self.sets.is_empty() {
             self.sets.resize_with(1 << SET_BITS, Set::default);
@@ -68,25 +74,21 @@ impl StrCache {
         let hash = hash(text.as_bytes());
         // the high bits of the hash depend on every byte of the text
         let set = &mut self.sets[(hash >> (64 - SET_BITS)) as usize].0;
-        for e in set.iter().flatten() {
-            if e.hash == hash {
-                let obj = e.obj.bind(py);
-                if obj.to_str().is_ok_and(|t| t == text) {
-                    return obj.clone();
-                }
-            }
-        }
-        let obj = PyString::new(py, text);
-        set.rotate_right(1);
-        let old = set[0].replace(Entry {
-            hash,
-            obj: obj.clone().unbind(),
+        let found = set.iter().position(|e| {
+            e.as_ref()
+                .is_some_and(|e| e.hash == hash && *e.text == *text)
         });
-        if let Some(old) = old {
-            // dropped as a `Bound`: the thread is known to be attached
-            drop(old.obj.into_bound(py));
-        }
-        obj
+        let at = found.unwrap_or_else(|| {
+            set.rotate_right(1);
+            let obj = PyString::new(py, text).unbind();
+            let text = text.into();
+            if let Some(old) = set[0].replace(Entry { hash, text, obj }) {
+                // dropped as a `Bound`: the thread is known to be attached
+                drop(old.obj.into_bound(py));
+            }
+            0
+        });
+        set[at].as_ref().map(|e| e.obj.bind(py))
     }
 }
 
