@@ -151,3 +151,82 @@ def test_json_repair_suite_scores_what_the_rust_conformance_scores():
         passed += _same(want, got)
     assert scored == usable
     assert passed == recorded, f"{passed} of {scored} pass; the Rust conformance records {recorded}"
+
+
+def test_numbers_read_as_json_loads_reads_them():
+    """Integers and floats computed on the fast path (up to 18 digits; 53-bit digits with a
+    power of ten up to 22) and on the slow one are the same `int` and `float` json.loads
+    gives, bit for bit."""
+    rng = random.Random(18)
+    texts = ["0", "-0", "-0.0", "0.0", "1e400", "-1e400", "1e-400", "123456789012345678",
+             "-123456789012345678", "1234567890123456789", "12345678901234567890",
+             "-9223372036854775808", "18446744073709551616", "9007199254740993",
+             "9007199254740993.0", "9007199254740992.0", "900719925474099.3e1", "1e22", "1e23",
+             "1e-22", "1e-23", "0.1", "0.30000000000000004", "1.7976931348623157e308",
+             "5e-324", "2.2250738585072014e-308", "1E+2", "1e-0", "123.456e-5", "0.000001",
+             "10", "-1.5E-3", "4.35", "2.675"]
+    for _ in range(30_000):
+        kind = rng.randrange(4)
+        if kind == 0:
+            texts.append(repr(rng.uniform(-1e6, 1e6)))
+        elif kind == 1:
+            texts.append(repr(rng.random() * 10.0 ** rng.randint(-30, 30)))
+        elif kind == 2:
+            texts.append(str(rng.randint(-10 ** rng.randint(1, 25), 10 ** rng.randint(1, 25))))
+        else:
+            whole, frac = rng.randint(0, 10 ** rng.randint(1, 20)), rng.randint(0, 10 ** rng.randint(0, 20))
+            exp = rng.choice(["", f"e{rng.randint(-30, 30)}", f"E+{rng.randint(0, 30)}"])
+            texts.append(f"{whole}.{frac}{exp}")
+    for text in texts:
+        got, want = ctb.loads(text), json.loads(text)
+        assert type(got) is type(want), text
+        assert repr(got) == repr(want), text
+    assert ctb.loads("[" + ",".join(texts) + "]") == json.loads("[" + ",".join(texts) + "]")
+
+
+def test_short_strings_are_made_once_and_keep_their_text():
+    """A short string made by one call is the same object in the next (the cache), and no
+    string ever comes back with another one's text: more distinct strings than the cache
+    holds, with the same ends and length, non-ASCII ones, in two orders."""
+    first = ctb.loads('{"tool_name": "terminal"}')
+    second = ctb.loads('{"tool_name": "python", "x": "terminal"}')
+    assert next(iter(first)) is next(iter(second))
+    assert first["tool_name"] is second["x"]
+    words = [f"k{n:05d}-{'é' * (n % 3)}{'x' * (n % 50)}-end" for n in range(12_000)]
+    words += [f"ab{c}cd" for c in "0123456789中😀"] + ["", "a", "é", "😀", "x" * 64, "x" * 65]
+    doc = json.dumps({w: [w, {w: w}] for w in words}, ensure_ascii=False)
+    rng = random.Random(7)
+    shuffled = words[:]
+    rng.shuffle(shuffled)
+    other = json.dumps([{w: w} for w in shuffled], ensure_ascii=False)
+    for _ in range(3):
+        assert ctb.loads(doc) == json.loads(doc)
+        assert ctb.loads(other) == json.loads(other)
+
+
+def test_loads_inside_loads_reads_without_the_cache():
+    """A finalizer the garbage collector runs in the middle of a call may call `loads`
+    again: the inner call finds the cache busy and reads without it (no deadlock), and both
+    results are right. (From Python 3.12 on, collections wait for the call to return.)"""
+    import gc
+
+    doc = json.dumps([{"tool_name": f"t{n}", "tool_args": {"n": n}} for n in range(300)])
+    inner = []
+
+    class Reader:
+        def __del__(self):
+            inner.append(ctb.loads('{"tool_name": "from a finalizer", "n": [1, 2]}'))
+
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(5):
+            a, b = Reader(), Reader()
+            a.other, b.other = b, a  # a cycle: only the collector frees it
+            del a, b
+            assert ctb.loads(doc) == json.loads(doc)
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert len(inner) == 10
+    assert all(v == {"tool_name": "from a finalizer", "n": [1, 2]} for v in inner)

@@ -208,11 +208,22 @@ pub(crate) fn find_json_special(b: &[u8], mut i: usize, limit: usize) -> usize {
 /// lowest set lane is always a true one (lanes above it may be false alarms).
 #[inline]
 pub(crate) fn json_special_mask(b: &[u8], i: usize) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+    json_special_lanes(read_word(b, i))
+}
+
+/// The eight bytes at `i`, the first one lowest.
+#[inline]
+pub(crate) fn read_word(b: &[u8], i: usize) -> u64 {
     let mut word = [0u8; 8];
     word.copy_from_slice(&b[i..i + 8]);
-    let w = u64::from_le_bytes(word);
+    u64::from_le_bytes(word)
+}
+
+/// [`json_special_mask`] of a word read by [`read_word`].
+#[inline]
+pub(crate) fn json_special_lanes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
     let found = (quote.wrapping_sub(ONES) & !quote)

@@ -11,7 +11,9 @@
 //! ends like a whole document.
 
 use crate::builder::Builder;
-use crate::chars::{find_json_special, hex_run, hex_value, strict_number_end};
+use crate::chars::{
+    find_json_special, hex_run, hex_value, json_special_lanes, read_word, strict_number_end,
+};
 use crate::parser::MAX_DEPTH;
 
 /// Reads strict JSON through `builder`; `None` when the text is something else. With
@@ -31,6 +33,7 @@ pub(crate) fn build<U: Builder>(s: &str, partial: bool, builder: &mut U) -> Opti
         values: Vec::new(),
         keys: Vec::new(),
         own: String::new(),
+        scratch: String::new(),
     };
     r.ws();
     // a root cut off before it was anything is no value: the tolerant reader says why
@@ -81,7 +84,8 @@ fn ends_like_a_document(b: &[u8]) -> bool {
     }
 }
 
-/// Where a string's text is: a range of the input, or of [`Strict::own`] (decoded escapes).
+/// Where a string's text is: a range of the input, or of [`Strict::own`] (a key with
+/// escapes, decoded).
 #[derive(Debug, Clone, Copy)]
 struct Text {
     start: usize,
@@ -90,6 +94,7 @@ struct Text {
 }
 
 impl Text {
+    #[inline]
     fn get<'t>(self, input: &'t str, own: &'t str) -> &'t str {
         if self.own {
             &own[self.start..self.end]
@@ -97,6 +102,14 @@ impl Text {
             &input[self.start..self.end]
         }
     }
+}
+
+/// A string just read: a range of the input, or (with escapes) the text in
+/// [`Strict::scratch`].
+#[derive(Debug, Clone, Copy)]
+enum Str {
+    Input { start: usize, end: usize },
+    Scratch,
 }
 
 struct Strict<'a, 'b, U: Builder> {
@@ -111,8 +124,10 @@ struct Strict<'a, 'b, U: Builder> {
     values: Vec<U::Value>,
     /// The keys of the open objects.
     keys: Vec<Text>,
-    /// Decoded strings: the keys of the open objects, and the string being read.
+    /// The keys with escapes of the open objects, decoded.
     own: String,
+    /// The last string with escapes, decoded (its buffer reused from one to the next).
+    scratch: String,
 }
 
 impl<U: Builder> Strict<'_, '_, U> {
@@ -144,11 +159,11 @@ impl<U: Builder> Strict<'_, '_, U> {
             b'{' => self.object().map(Some),
             b'[' => self.array().map(Some),
             b'"' => {
-                let mark = self.own.len();
-                let (t, _) = self.string()?;
-                let v = self.builder.string(t.get(self.s, &self.own));
-                self.own.truncate(mark);
-                Some(Some(v))
+                let text = match self.string()?.0 {
+                    Str::Input { start, end } => &self.s[start..end],
+                    Str::Scratch => &self.scratch,
+                };
+                Some(Some(self.builder.string(text)))
             }
             b't' => self.word(b"true", |u| u.boolean(true)),
             b'f' => self.word(b"false", |u| u.boolean(false)),
@@ -270,6 +285,22 @@ impl<U: Builder> Strict<'_, '_, U> {
                         return None;
                     }
                     let (key, closed) = self.string()?;
+                    let key = match key {
+                        Str::Input { start, end } => Text {
+                            start,
+                            end,
+                            own: false,
+                        },
+                        Str::Scratch => {
+                            let start = self.own.len();
+                            self.own.push_str(&self.scratch);
+                            Text {
+                                start,
+                                end: self.own.len(),
+                                own: true,
+                            }
+                        }
+                    };
                     self.ws();
                     if !closed || self.at_end()? {
                         break; // a key and nothing more: the member is left out
@@ -299,43 +330,43 @@ impl<U: Builder> Strict<'_, '_, U> {
     }
 
     /// The string at `self.i` (a `"`): a range of the input when it has no escape, otherwise
-    /// decoded into `self.own`; and whether its closing quote was there (only a partial
+    /// decoded into `self.scratch`; and whether its closing quote was there (only a partial
     /// reading takes a string the end of the text cuts off: as far as it goes, without an
     /// unfinished escape).
-    fn string(&mut self) -> Option<(Text, bool)> {
-        let (s, b) = (self.s, self.b);
+    #[inline]
+    fn string(&mut self) -> Option<(Str, bool)> {
+        let b = self.b;
         let start = self.i + 1;
         let k = find_json_special(b, start, b.len());
         match b.get(k) {
             Some(b'"') => {
                 self.i = k + 1;
-                let t = Text {
-                    start,
-                    end: k,
-                    own: false,
-                };
-                Some((t, true))
+                Some((Str::Input { start, end: k }, true))
             }
             Some(b'\\') => {
-                let from = self.own.len();
-                self.own.push_str(&s[start..k]);
-                let (end, closed) = escaped_rest(s, k, self.partial, &mut self.own)?;
+                let mut text = std::mem::take(&mut self.scratch).into_bytes();
+                text.clear();
+                if text.capacity() == 0 {
+                    // room for most strings at once (what is left of the text is more than
+                    // enough)
+                    text.reserve((b.len() - start).min(1 << 16));
+                }
+                text.extend_from_slice(&b[start..k]);
+                let (end, closed) = unescape(b, k, self.partial, &mut text)?;
+                // escapes decode to whole characters: this only checks it
+                self.scratch = String::from_utf8(text).ok()?;
                 self.i = end;
-                let t = Text {
-                    start: from,
-                    end: self.own.len(),
-                    own: true,
-                };
-                Some((t, closed))
+                Some((Str::Scratch, closed))
             }
             None if self.partial => {
                 self.i = b.len();
-                let t = Text {
-                    start,
-                    end: b.len(),
-                    own: false,
-                };
-                Some((t, false))
+                Some((
+                    Str::Input {
+                        start,
+                        end: b.len(),
+                    },
+                    false,
+                ))
             }
             // a raw control character: the tolerant reader decides
             _ => None,
@@ -343,58 +374,84 @@ impl<U: Builder> Strict<'_, '_, U> {
     }
 }
 
-/// Decodes the rest of a string, from the escape at `k`, into `text`; returns the offset
+/// Decodes the rest of a string, from the escape at `k`, onto `text`; returns the offset
 /// after its closing quote and `true`, or (with `partial`) the end of the text and `false`
-/// when the string is cut off there.
-fn escaped_rest(s: &str, mut k: usize, partial: bool, text: &mut String) -> Option<(usize, bool)> {
-    let b = s.as_bytes();
-    let mut run = k;
+/// when the string is cut off there. Plain runs are copied eight bytes at a time (the bytes
+/// after the run's end are copied too, then cut off).
+fn unescape(b: &[u8], mut k: usize, partial: bool, text: &mut Vec<u8>) -> Option<(usize, bool)> {
     loop {
-        let Some(&c) = b.get(k) else {
-            if !partial {
-                return None;
-            }
-            text.push_str(&s[run..]);
-            return Some((b.len(), false));
+        // `b[k]` is a backslash
+        let Some(&e) = b.get(k + 1) else {
+            return partial.then_some((b.len(), false));
         };
-        match c {
-            b'"' => {
-                text.push_str(&s[run..k]);
-                return Some((k + 1, true));
+        if let Some(c) = simple_escape(e) {
+            text.push(c);
+            k += 2;
+        } else if e == b'u' {
+            match unicode_escape(b, k) {
+                Escape::Char(c, len) => {
+                    text.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    k += len;
+                }
+                // an escape the end of the text cuts off is dropped
+                Escape::Cut if partial => return Some((b.len(), false)),
+                _ => return None,
             }
-            b'\\' => {
-                text.push_str(&s[run..k]);
-                let (c, len) = match b.get(k + 1) {
-                    // the escaped character starts the next run
-                    Some(b'"' | b'\\' | b'/') => {
-                        run = k + 1;
-                        k = find_json_special(b, k + 2, b.len());
-                        continue;
-                    }
-                    Some(b'b') => ('\u{8}', 2),
-                    Some(b'f') => ('\u{c}', 2),
-                    Some(b'n') => ('\n', 2),
-                    Some(b'r') => ('\r', 2),
-                    Some(b't') => ('\t', 2),
-                    Some(b'u') => match unicode_escape(b, k) {
-                        Escape::Char(c, len) => (c, len),
-                        // an escape the end of the text cuts off is dropped
-                        Escape::Cut if partial => return Some((b.len(), false)),
-                        _ => return None,
-                    },
-                    None if partial => return Some((b.len(), false)),
-                    _ => return None,
-                };
-                text.push(c);
-                k += len;
-                run = k;
+        } else {
+            return None;
+        }
+        // the plain run up to the next `"`, backslash or control character
+        loop {
+            if k + 8 > b.len() {
+                while k < b.len() && b[k] >= 0x20 && b[k] != b'"' && b[k] != b'\\' {
+                    text.push(b[k]);
+                    k += 1;
+                }
+                break;
             }
-            // a raw control character: the tolerant reader decides
+            let word = read_word(b, k);
+            text.extend_from_slice(&word.to_le_bytes());
+            let found = json_special_lanes(word);
+            if found != 0 {
+                let at = (found.trailing_zeros() / 8) as usize;
+                text.truncate(text.len() - 8 + at);
+                k += at;
+                break;
+            }
+            k += 8;
+        }
+        match b.get(k) {
+            Some(b'"') => return Some((k + 1, true)),
+            Some(b'\\') => {}
+            None if partial => return Some((b.len(), false)),
+            // the end of a whole text inside a string, or a raw control character: the
+            // tolerant reader decides
             _ => return None,
         }
-        k = find_json_special(b, k, b.len());
     }
 }
+
+/// The character a backslash and `e` stand for (`\n`: a line feed), but for `\u`.
+#[inline]
+fn simple_escape(e: u8) -> Option<u8> {
+    // a table, not a `match`: the escapes in a text come in no predictable order, and a
+    // jump on each one costs more than the load
+    Some(SIMPLE_ESCAPES[usize::from(e)]).filter(|&c| c != 0)
+}
+
+/// [`simple_escape`]'s answers; 0 for no simple escape.
+static SIMPLE_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0c;
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t
+};
 
 /// A `\u` escape.
 enum Escape {
@@ -447,6 +504,59 @@ fn unicode_escape(b: &[u8], k: usize) -> Escape {
 #[cfg(test)]
 mod tests {
     use super::number_prefix;
+    use crate::builder::ValueBuilder;
+    use crate::{Input, parser, tape};
+
+    /// What the tolerant reader alone gives.
+    fn tolerant(text: &str, end: Input) -> Option<serde_json::Value> {
+        let mut builder = ValueBuilder;
+        let mut p = parser::Parser::new(text, end, tape::Tape::new(&mut builder, text));
+        let v = p.document().ok()?;
+        p.out.finish(v)
+    }
+
+    /// Strings whose escapes fall at every offset of the eight-byte runs, as values and as
+    /// keys, whole and cut off at every byte: the fast path reads them as the tolerant
+    /// reader does (or leaves them to it).
+    #[test]
+    fn escapes_at_every_offset_read_as_the_tolerant_reader_reads_them() {
+        let pieces = [
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "é",
+            "中",
+            "😀",
+            "\\t",
+        ];
+        let mut checked = 0;
+        for run in 0..18 {
+            for (i, a) in pieces.iter().enumerate() {
+                let b = pieces[(i + run) % pieces.len()];
+                let string = format!(
+                    "\"{}{a}{}{b}{}\"",
+                    "x".repeat(run),
+                    "y".repeat(17 - run),
+                    "z".repeat(run % 9)
+                );
+                let text = format!("[{string}, {{{string}: {string}}}]");
+                let strict = super::build(&text, false, &mut ValueBuilder);
+                assert!(strict.is_some(), "{text}");
+                assert_eq!(strict, tolerant(&text, Input::Complete), "{text}");
+                for cut in (1..text.len()).filter(|&c| text.is_char_boundary(c)) {
+                    let prefix = &text[..cut];
+                    if let Some(v) = super::build(prefix, true, &mut ValueBuilder) {
+                        assert_eq!(Some(v), tolerant(prefix, Input::Partial), "{prefix}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 
     #[test]
     fn number_prefixes() {

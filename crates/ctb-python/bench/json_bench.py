@@ -15,8 +15,9 @@ it may be. The inputs:
 - `cut_4k`: the 4 KB request cut off at 70 %, as a stream.
 
 jiter reads bytes, so it gets the text encoded beforehand; ours reads the `str` itself. jiter
-runs with its defaults (`cache_mode="all"`, like our cache of short strings), and with
-`partial_mode="trailing-strings"` on the cut input (what `loads(partial=True)` means).
+runs with its defaults (`cache_mode="all"`: like ours, it keeps the `str`s of short strings
+from one call to the next), and with `partial_mode="trailing-strings"` on the cut input (what
+`loads(partial=True)` means).
 `json_repair` runs as `json_repair.loads` (objects) and `json_repair.repair_json` (text).
 
 `--check` exits 1 when a ratio is above its target. With `$CTB_BENCH_DIR` set (as

@@ -2,11 +2,13 @@
 //!
 //! `loads` builds Python objects directly while `ctb_json` reads the text (through
 //! [`ctb_json::Builder`]), with no `serde_json::Value` in between: `dict`, `list`, `str`,
-//! `int` (any size), `float`, `bool` and `None`, as `json.loads` would give them. Short
-//! strings that repeat (keys, mostly) are made once per call. Input that cannot be read at all raises `ValueError` with a
+//! `int` (any size), `float`, `bool` and `None`, as `json.loads` would give them. A short
+//! string (a key, mostly) is made once and found again in later calls
+//! ([`crate::str_cache`]). Input that cannot be read at all raises `ValueError` with a
 //! one-line message; a panic inside Rust raises `BridgeError` instead of crossing into Python.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::MutexGuard;
 
 use ctb_json::{Builder, Input};
 use pyo3::exceptions::PyValueError;
@@ -14,33 +16,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString};
 
 use crate::BridgeError;
+use crate::str_cache::{self, StrCache};
 
 /// Builds Python objects for `ctb_json::build`.
 struct PyBuilder<'py> {
     py: Python<'py>,
-    /// Recently made short strings, by a hash of their text (most objects repeat a few keys,
-    /// and many values repeat too).
-    keys: Vec<Option<(Box<str>, Bound<'py, PyString>)>>,
-    /// The cache's size (a power of two), for the text at hand.
-    slots: usize,
+    /// The process's short strings (see [`StrCache`]); `None` while another call holds them.
+    strings: Option<MutexGuard<'static, StrCache>>,
     /// The first error Python raised while building (a `MemoryError`, say).
     error: Option<PyErr>,
 }
 
-/// Strings longer than this are not kept for reuse.
-const KEY_CACHE_MAX_LEN: usize = 64;
-/// Slots in the string cache (a power of two).
-const KEY_CACHE_SLOTS: usize = 1024;
-
 impl<'py> PyBuilder<'py> {
-    fn new(py: Python<'py>, text_len: usize) -> Self {
+    fn new(py: Python<'py>) -> Self {
         PyBuilder {
             py,
-            keys: Vec::new(),
-            // about one slot for every 32 bytes of text
-            slots: (text_len / 32)
-                .clamp(16, KEY_CACHE_SLOTS)
-                .next_power_of_two(),
+            strings: StrCache::try_lock(),
             error: None,
         }
     }
@@ -53,29 +44,24 @@ impl<'py> PyBuilder<'py> {
         })
     }
 
-    /// A `str` for `k`, the same object as the last time `k` came up when it is short: keys
-    /// and short values repeat, and a repeated key's hash is computed once.
-    fn cached_str(&mut self, k: &str) -> Bound<'py, PyString> {
-        match self.cached(k) {
-            Some(obj) => obj.clone(),
+    /// A `str` for `k`: for a short `k`, the one made for the same text before (keys and
+    /// short values repeat, within a document and from one document to the next). Python
+    /// has one object for each string of one character or none already.
+    #[inline]
+    fn str(&mut self, k: &str) -> Bound<'py, PyString> {
+        match self.kept(k) {
+            Some(s) => s.clone(),
             None => PyString::new(self.py, k),
         }
     }
 
-    /// The cached `str` for `k` (made now if need be), or `None` for a long `k`.
+    /// The kept `str` for `k` when `k` is short and the cache is there.
     #[inline]
-    fn cached(&mut self, k: &str) -> Option<&Bound<'py, PyString>> {
-        if k.len() > KEY_CACHE_MAX_LEN {
-            return None;
+    fn kept(&mut self, k: &str) -> Option<&Bound<'py, PyString>> {
+        match &mut self.strings {
+            Some(cache) if (2..=str_cache::MAX_LEN).contains(&k.len()) => cache.get(self.py, k),
+            _ => None,
         }
-        if self.keys.is_empty() {
-            self.keys.resize_with(self.slots, || None);
-        }
-        let slot = &mut self.keys[(quick_hash(k.as_bytes()) as usize) & (self.slots - 1)];
-        if !matches!(slot, Some((text, _)) if &**text == k) {
-            *slot = Some((k.into(), PyString::new(self.py, k)));
-        }
-        slot.as_ref().map(|(_, obj)| obj)
     }
 }
 
@@ -93,27 +79,25 @@ impl<'py> Builder for PyBuilder<'py> {
     }
     fn number(&mut self, text: &str) -> Self::Value {
         let py = self.py;
-        if !text.contains(['.', 'e', 'E']) {
-            if let Ok(n) = text.parse::<i64>() {
-                return match n.into_pyobject(py) {
-                    Ok(v) => v.into_any(),
-                    Err(never) => match never {},
-                };
+        match read_number(text) {
+            Number::Int(n) => match n.into_pyobject(py) {
+                Ok(v) => v.into_any(),
+                Err(never) => match never {},
+            },
+            Number::Float(f) => PyFloat::new(py, f).into_any(),
+            Number::UInt(n) => match n.into_pyobject(py) {
+                Ok(v) => v.into_any(),
+                Err(never) => match never {},
+            },
+            Number::BigInt => {
+                // Python's own int() keeps every digit
+                let r = py.get_type::<PyInt>().call1((text,));
+                self.keep(r)
             }
-            if let Ok(n) = text.parse::<u64>() {
-                return match n.into_pyobject(py) {
-                    Ok(v) => v.into_any(),
-                    Err(never) => match never {},
-                };
-            }
-            // bigger than 64 bits: Python's own int() keeps every digit
-            let r = py.get_type::<PyInt>().call1((text,));
-            return self.keep(r);
         }
-        PyFloat::new(py, text.parse::<f64>().unwrap_or(f64::NAN)).into_any()
     }
     fn string(&mut self, text: &str) -> Self::Value {
-        self.cached_str(text).into_any()
+        self.str(text).into_any()
     }
     fn array(&mut self, items: impl ExactSizeIterator<Item = Self::Value>) -> Self::Value {
         let r = PyList::new(self.py, items).map(Bound::into_any);
@@ -125,7 +109,8 @@ impl<'py> Builder for PyBuilder<'py> {
     ) -> Self::Value {
         let dict = PyDict::new(self.py);
         for (k, v) in members {
-            let set = match self.cached(k) {
+            // a kept key goes in by reference (no count taken and dropped)
+            let set = match self.kept(k) {
                 Some(key) => dict.set_item(key, v),
                 None => dict.set_item(PyString::new(self.py, k), v),
             };
@@ -137,18 +122,85 @@ impl<'py> Builder for PyBuilder<'py> {
     }
 }
 
-/// A hash of a short string from its length and its first and last eight bytes (a
-/// collision only costs a new `str`).
-#[inline]
-fn quick_hash(k: &[u8]) -> u64 {
-    let n = k.len().min(8);
-    let mut head = [0u8; 8];
-    let mut tail = [0u8; 8];
-    head[..n].copy_from_slice(&k[..n]);
-    tail[..n].copy_from_slice(&k[k.len() - n..]);
-    let mixed =
-        u64::from_le_bytes(head) ^ u64::from_le_bytes(tail).rotate_left(29) ^ k.len() as u64;
-    mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+/// A JSON number, as Python reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Number {
+    /// An integer that fits 64 bits, signed.
+    Int(i64),
+    /// A positive integer that fits 64 bits only unsigned.
+    UInt(u64),
+    /// A number with a fraction or an exponent.
+    Float(f64),
+    /// An integer beyond 64 bits.
+    BigInt,
+}
+
+/// Powers of ten a `f64` holds exactly.
+const EXACT_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Reads JSON number text (`-12`, `0.5`, `6.02e23`) in one pass. An integer that fits 64
+/// bits and a float whose digits fit 53 bits with a power of ten up to 22 are computed here
+/// (one exact conversion and one correctly rounded operation: Clinger's fast path); any
+/// other float goes to the standard library's parser.
+fn read_number(text: &str) -> Number {
+    let (negative, b) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        b => (false, b),
+    };
+    let digit = |i: usize| b.get(i).filter(|c| c.is_ascii_digit()).map(|c| c - b'0');
+    // the digits so far, while they fit
+    let mut mantissa: Option<u64> = Some(0);
+    let mut i = 0;
+    while let Some(d) = digit(i) {
+        mantissa = mantissa.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(d)));
+        i += 1;
+    }
+    if i == b.len() {
+        return match mantissa {
+            _ if i == 0 => Number::BigInt,
+            Some(m) if negative => 0i64
+                .checked_sub_unsigned(m)
+                .map_or(Number::BigInt, Number::Int),
+            Some(m) => i64::try_from(m).map_or(Number::UInt(m), Number::Int),
+            None => Number::BigInt,
+        };
+    }
+    let slow = || Number::Float(text.parse::<f64>().unwrap_or(f64::NAN));
+    let mut exp10: i64 = 0;
+    if b[i] == b'.' {
+        i += 1;
+        while let Some(d) = digit(i) {
+            mantissa = mantissa.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(d)));
+            exp10 -= 1;
+            i += 1;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let negative_exp = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let mut e: i64 = 0;
+        while let Some(d) = digit(i) {
+            e = (e * 10 + i64::from(d)).min(100_000);
+            i += 1;
+        }
+        exp10 += if negative_exp { -e } else { e };
+    }
+    let Some(mantissa) = mantissa.filter(|&m| m <= 1 << 53 && i == b.len()) else {
+        return slow();
+    };
+    let Some(&power) = EXACT_POW10.get(exp10.unsigned_abs() as usize) else {
+        return slow();
+    };
+    // both exact: one rounding, the correct one
+    let m = mantissa as f64;
+    let f = if exp10 < 0 { m / power } else { m * power };
+    Number::Float(if negative { -f } else { f })
 }
 
 /// A one-line message for a reading error, with line and column.
@@ -178,7 +230,7 @@ pub(crate) fn loads<'py>(
     } else {
         Input::Complete
     };
-    let mut builder = PyBuilder::new(py, text.len());
+    let mut builder = PyBuilder::new(py);
     let read = catch_unwind(AssertUnwindSafe(|| {
         ctb_json::build(text, end, &mut builder)
     }))

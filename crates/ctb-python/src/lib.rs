@@ -22,6 +22,7 @@
 
 mod convert;
 mod json;
+mod str_cache;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

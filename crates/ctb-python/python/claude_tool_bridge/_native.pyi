@@ -246,7 +246,10 @@ def loads(text: str, partial: bool = False) -> Any:
 
     Raises ValueError (one line, with line and column) when no value can be read, and, as
     `json.loads` does, Python's own ValueError ("Exceeds the limit (4300 digits) for integer
-    string conversion ...") for an integer longer than `sys.get_int_max_str_digits()`."""
+    string conversion ...") for an integer longer than `sys.get_int_max_str_digits()`.
+
+    Short strings (keys, mostly) are made once and shared by later results: the process
+    keeps up to 4,096 of them, of at most 64 bytes each, until it ends."""
 
 def repair_json(text: str) -> str:
     """`text` repaired into compact, valid JSON: the value `loads(text)` gives, as JSON text
