@@ -27,7 +27,7 @@
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
 use crate::lex::Meter;
-use crate::vocab::{END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
+use crate::vocab::{CDATA_OPEN, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]
@@ -839,8 +839,8 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
     let text = &b[k..end];
     let (until, after) = if text.starts_with(b"<!--") {
         (RawEnd::Literal("-->"), k + 4)
-    } else if text.starts_with(b"<![CDATA[") {
-        (RawEnd::Literal("]]>"), k + 9)
+    } else if text.starts_with(CDATA_OPEN.as_bytes()) {
+        (RawEnd::Literal("]]>"), k + CDATA_OPEN.len())
     } else {
         let (local, name_end) = open_name(text)?;
         let element = RAW_TEXT_ELEMENTS
@@ -862,15 +862,16 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
     Some((until, after))
 }
 
-/// `<`, an optional prefix (`ns:`, or DeepSeek's `｜DSML｜` with an optional space after it) and a
+/// `<`, an optional prefix (`ns:`, or a DSML sentinel with an optional space after it) and a
 /// name ending in a blank, `>`, `/` or the text's end: the local name and the offset past it.
 fn open_name(text: &[u8]) -> Option<(&str, usize)> {
-    const BAR: &[u8] = "\u{ff5c}".as_bytes();
     let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
     let mut i = 1;
-    if text[i..].starts_with(BAR) {
-        let close = memchr::memmem::find(&text[i + BAR.len()..(i + 64).min(text.len())], BAR)?;
-        i += 2 * BAR.len() + close;
+    if let Some(s) = dsml::SENTINELS
+        .iter()
+        .find(|s| text[i..].starts_with(s.as_bytes()))
+    {
+        i += s.len();
         if text.get(i) == Some(&b' ') {
             i += 1;
         }
