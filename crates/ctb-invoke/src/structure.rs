@@ -80,9 +80,11 @@ enum Mode {
     Prose,
     /// A fenced code block.
     Fence(Fence),
-    /// Raw text up to a closer; opened inside an HTML block (`true`), also up to the blank
-    /// line that ends the block.
-    Raw(RawEnd, bool),
+    /// Raw text up to a closer, opened where [`RawIn`] says.
+    Raw(RawEnd, RawIn),
+    /// The rest of the line on which an HTML block of raw text ended: CommonMark puts that
+    /// whole line in the block.
+    BlockTail,
     /// A JSON value.
     Json(Json),
     /// A broken candidate call, up to the tag that balances its opening one.
@@ -113,6 +115,20 @@ struct Fence {
     col: usize,
     /// Opened inside a block quote: a line without `>` closes it.
     in_quote: bool,
+}
+
+/// Where a raw-text block was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RawIn {
+    /// At a line's start: an HTML block of CommonMark's first five kinds, whose last line (the
+    /// one holding the closer) is all in the block.
+    Block,
+    /// In the middle of a line (nothing but blanks after it): the text after the closer is
+    /// the line's prose again.
+    Line,
+    /// Inside an HTML block of the sixth or seventh kind: after the closer, back in that block;
+    /// the block's blank line also ends it.
+    Html,
 }
 
 /// What ends a raw-text block.
@@ -169,6 +185,11 @@ impl Structure {
             };
             let at_line_start = !self.mid_line;
             self.line(b, start, eol, at_line_start, meter);
+            if self.mode == Mode::BlockTail {
+                // The block ended with its line.
+                self.mode = Mode::Prose;
+                self.para = Para::default();
+            }
             self.done = eol + 1;
             self.mid_line = false;
         }
@@ -237,10 +258,14 @@ impl Structure {
                     }
                     return;
                 }
-                Mode::Raw(until, in_html) => match raw_end(b, p, end, until) {
+                Mode::Raw(until, opened) => match raw_end(b, p, end, until) {
+                    Some(_) if opened == RawIn::Block => {
+                        self.mode = Mode::BlockTail;
+                        return;
+                    }
                     Some(next) => {
                         self.mode = Mode::Prose;
-                        if in_html {
+                        if opened == RawIn::Html {
                             // Back in the HTML block the raw text was part of.
                             self.para.open = true;
                             self.para.html = true;
@@ -248,7 +273,7 @@ impl Structure {
                         p = next;
                     }
                     None => {
-                        if in_html
+                        if opened == RawIn::Html
                             && at_start
                             && b[p..end].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
                         {
@@ -260,6 +285,12 @@ impl Structure {
                         return;
                     }
                 },
+                Mode::BlockTail if at_start => {
+                    self.mode = Mode::Prose;
+                    self.para = Para::default();
+                    continue;
+                }
+                Mode::BlockTail => return,
                 Mode::Json(mut j) => match j.lex(b, p, end) {
                     Some(next) => {
                         self.mode = Mode::Prose;
@@ -385,13 +416,13 @@ impl Structure {
             // An HTML block of raw text starts here whatever the inline state (it interrupts
             // a paragraph, an open code span included); its closer may be on this same line.
             if let Some(until) = line_head_raw(&line[i..]) {
-                self.mode = Mode::Raw(until, false);
+                self.mode = Mode::Raw(until, RawIn::Block);
                 self.para = Para::default();
                 return Some(p + i + 1);
             }
             if line.get(i) == Some(&b'<') {
                 if let Some((until, after)) = inline_raw(b, p + i, end, true) {
-                    self.mode = Mode::Raw(until, false);
+                    self.mode = Mode::Raw(until, RawIn::Block);
                     self.para = Para::default();
                     return Some(after);
                 }
@@ -469,8 +500,16 @@ impl Structure {
                     i = k + n;
                 }
                 b'<' if self.para.ticks == 0 => {
-                    if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head) {
-                        self.mode = Mode::Raw(until, self.para.html);
+                    let at_head = line_head && k == head;
+                    if let Some((until, after)) = inline_raw(b, k, end, at_head) {
+                        self.mode = Mode::Raw(
+                            until,
+                            match (self.para.html, at_head) {
+                                (true, _) => RawIn::Html,
+                                (false, true) => RawIn::Block,
+                                (false, false) => RawIn::Line,
+                            },
+                        );
                         self.para = Para::default();
                         return Some(after);
                     }
