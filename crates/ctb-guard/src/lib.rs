@@ -329,8 +329,9 @@ pub fn completion(reply: &str, stop: &str) -> Option<String> {
     Some(out)
 }
 
-/// Whether `reply` ends in the start of a closing tag: `</`, `</ns:`, `</｜NS｜` (with the space
-/// DeepSeek sometimes adds).
+/// Whether `reply` ends in the start of a closing tag: `</`, `</ns:`, or `</` and a DSML
+/// sentinel in any spelling the grammar reads (`｜DSML｜`, `｜｜DSML｜｜`, `|DSML|`), with or without
+/// the space DeepSeek sometimes adds after it.
 fn ends_in_half_tag(reply: &str) -> bool {
     let text = tail(reply, 256);
     let Some(at) = text.rfind(ctb_invoke::vocab::END_TAG) else {
@@ -346,11 +347,7 @@ fn ends_in_half_tag(reply: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     }
-    let full_width = rest.strip_suffix(' ').unwrap_or(rest);
-    full_width
-        .strip_prefix('\u{ff5c}')
-        .and_then(|r| r.strip_suffix('\u{ff5c}'))
-        .is_some_and(|ns| !ns.is_empty() && ns.bytes().all(|b| b.is_ascii_alphanumeric()))
+    ctb_invoke::vocab::dsml::is_sentinel(rest.strip_suffix(' ').unwrap_or(rest))
 }
 
 /// Original size divided by deflated size, over the last [`MAX_SCAN_BYTES`] of `text`
@@ -559,6 +556,32 @@ mod tests {
         assert_eq!(complete_half_tag("a\n</parameter>"), None);
         assert_eq!(complete_half_tag("a < b"), None);
         assert_eq!(complete_half_tag(""), None);
+        // Every DSML spelling the grammar reads, with and without the space after it.
+        for half in [
+            "</\u{ff5c}DSML\u{ff5c}",
+            "</\u{ff5c}DSML\u{ff5c} ",
+            "</\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}",
+            "</\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c} ",
+            "</|DSML|",
+            "</|DSML| ",
+        ] {
+            let reply = format!("x\n{half}");
+            assert_eq!(
+                complete_half_tag(&reply),
+                Some(format!("{reply}invoke>")),
+                "{half:?}"
+            );
+            assert_eq!(classify_stop(&reply), Some(StopKind::EndOfCall), "{half:?}");
+        }
+        // Not spellings: U+2016 bars, spaced ASCII bars, another sentinel, two spaces.
+        for half in [
+            "</\u{2016}DSML\u{2016}",
+            "</ | DSML | ",
+            "</|EPSE|",
+            "</|DSML|  ",
+        ] {
+            assert_eq!(complete_half_tag(&format!("x\n{half}")), None, "{half:?}");
+        }
     }
 
     #[test]
@@ -581,6 +604,20 @@ mod tests {
             (
                 Family::DEEPSEEK,
                 "<\u{ff5c}DSML\u{ff5c}function_calls>\n<\u{ff5c}DSML\u{ff5c}invoke name=\"x\">\n<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">1</\u{ff5c}DSML\u{ff5c}parameter>\n</\u{ff5c}DSML\u{ff5c}invoke>\n</\u{ff5c}DSML\u{ff5c}function_calls>",
+            ),
+            // DeepSeek V4: the `tool_calls` block with doubled bars, V4.1's spaced `calls`
+            // block, and ASCII bars.
+            (
+                Family::DEEPSEEK,
+                "Now.\n\n<\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}tool_calls>\n<\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}invoke name=\"x\">\n<\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}parameter name=\"a\" string=\"true\">1</\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}parameter>\n</\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}invoke>\n</\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}tool_calls>",
+            ),
+            (
+                Family::DEEPSEEK,
+                "<\u{ff5c}DSML\u{ff5c} calls>\n<\u{ff5c}DSML\u{ff5c} invoke name=\"x\">\n<\u{ff5c}DSML\u{ff5c} parameter name=\"a\" string=\"true\">1</\u{ff5c}DSML\u{ff5c} parameter>\n</\u{ff5c}DSML\u{ff5c} invoke>\n</\u{ff5c}DSML\u{ff5c} calls>",
+            ),
+            (
+                Family::DEEPSEEK,
+                "<|DSML|tool_calls>\n<|DSML|invoke name=\"x\">\n<|DSML|parameter name=\"a\" string=\"true\">1</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>",
             ),
             (
                 Family::DEEPSEEK,

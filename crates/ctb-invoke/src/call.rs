@@ -13,9 +13,12 @@
 use std::collections::HashSet;
 
 use crate::grammar::{Args, Body, Call, Param, Spans, Start, Step, span};
+use crate::invoke::Spelling;
 use crate::lex::{Meter, Poll, TagEnd, skip_ws, starts_with};
 use crate::registry::{Engine, Form};
-use crate::vocab::{INVOKE, MINIMAX_PREFIX, NAME_ATTR, TOOL_CALL, grok, is_wrapper, qwen, step3};
+use crate::vocab::{
+    INVOKE, MINIMAX_PREFIX, NAME_ATTR, TOOL_CALL, dsml, grok, is_wrapper, qwen, step3,
+};
 use crate::{invoke, json_call, kv, tag};
 
 #[derive(Debug, Clone)]
@@ -46,6 +49,8 @@ pub(crate) struct Parser {
     head: usize,
     how: Start,
     form: Form,
+    /// The DSML sentinel of the call's tags, once its first named tag is read.
+    spelling: Spelling,
     state: State,
     spans: Spans,
 }
@@ -70,6 +75,7 @@ impl Parser {
             head: start,
             how,
             form,
+            spelling: Spelling::Unknown,
             state,
             spans: Spans::default(),
         }
@@ -219,8 +225,11 @@ impl Parser {
         let slice = &text[self.start..end];
         match self.how {
             Start::Tag => match tag::complete(tag::open, slice) {
-                Some(open) if is_wrapper(open.name.local) && !open.self_closing => {
+                Some(open)
+                    if is_wrapper(open.name.prefix, open.name.local) && !open.self_closing =>
+                {
                     self.form = wrapper_form(&open.name);
+                    self.spelling.admits(open.name.prefix);
                     State::AfterWrapper {
                         pos: end,
                         tool_call: open.name.local == TOOL_CALL && open.name.prefix.is_none(),
@@ -238,7 +247,11 @@ impl Parser {
             Start::MidTag => match tag::complete(tag::mid_tag, slice) {
                 Some(n) => {
                     self.spans.name = span(text, n);
-                    State::Invoke(invoke::Invoke::new(end, invoke::Element::Invoke))
+                    State::Invoke(invoke::Invoke::new(
+                        end,
+                        invoke::Element::Invoke,
+                        self.spelling,
+                    ))
                 }
                 None => State::Failed(self.start),
             },
@@ -254,13 +267,17 @@ impl Parser {
             (Some(grok::PREFIX), grok::ELEMENT) => invoke::Element::GrokFunctionCall,
             _ => return State::Failed(at),
         };
+        // A wrapper and its call are written with one spelling.
+        if !self.spelling.admits(open.name.prefix) {
+            return State::Failed(at);
+        }
         match open.attr(NAME_ATTR) {
             Some(n) if !open.self_closing && !n.trim().is_empty() => {
                 self.spans.name = span(text, n);
                 if self.form == Form::CLAUDE {
                     self.form = match (element, open.name.prefix) {
                         (invoke::Element::GrokFunctionCall, _) => Form::GROK,
-                        (_, Some(p)) if p.starts_with('\u{ff5c}') => Form::DEEPSEEK_DSML,
+                        (_, Some(p)) if dsml::is_sentinel(p) => Form::DEEPSEEK_DSML,
                         (_, Some(MINIMAX_PREFIX)) => Form::MINIMAX,
                         _ => Form::CLAUDE,
                     };
@@ -268,7 +285,7 @@ impl Parser {
                 if self.form == Form::STEP3 && open.name.prefix != Some(step3::PREFIX) {
                     return State::Failed(at);
                 }
-                State::Invoke(invoke::Invoke::new(end, element))
+                State::Invoke(invoke::Invoke::new(end, element, self.spelling))
             }
             _ => State::Failed(at),
         }
@@ -334,7 +351,7 @@ const FEW_PARAMS: usize = 16;
 fn wrapper_form(name: &tag::Name<'_>) -> Form {
     match name.prefix {
         Some(MINIMAX_PREFIX) => Form::MINIMAX,
-        Some(p) if p.starts_with('\u{ff5c}') => Form::DEEPSEEK_DSML,
+        Some(p) if dsml::is_sentinel(p) => Form::DEEPSEEK_DSML,
         _ => Form::CLAUDE,
     }
 }

@@ -1,11 +1,45 @@
 //! The body of a call in Claude's form: `<parameter name>` children (and `<tool_args>`-style
 //! elements) up to `</invoke>`. MiniMax, DeepSeek (DSML), StepFun and Grok write the same form
 //! (Grok's call element is `<xai:function_call>`, whose closing tag it often mangles).
+//!
+//! DeepSeek's DSML tags carry a sentinel namespace written three ways (`｜DSML｜`, `｜｜DSML｜｜`,
+//! `|DSML|`): one call keeps one spelling in every tag ([`Spelling`]), and a value wrapped in
+//! CDATA is not its grammar (the call breaks).
 
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, span};
-use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws};
+use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws, starts_with};
 use crate::tag::{self, Name};
-use crate::vocab::{ELEMENT_PARAMS, INVOKE, NAME_ATTR, PARAMETER, grok};
+use crate::vocab::{CDATA_OPEN, ELEMENT_PARAMS, INVOKE, NAME_ATTR, PARAMETER, dsml, grok};
+
+/// The DSML sentinel every tag of one call is written with: none (Claude's form and the forms
+/// that share it, whose tags may mix namespace prefixes, but never a sentinel), one of
+/// [`dsml::SENTINELS`], or not known yet (a reply that starts in the middle of the call's
+/// opening tag: its first tag with a name tells).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    Unknown,
+    Known(Option<&'static str>),
+}
+
+impl Spelling {
+    /// Whether a tag with this prefix belongs to the call; the first one tells an unknown
+    /// spelling.
+    pub(crate) fn admits(&mut self, prefix: Option<&str>) -> bool {
+        let sentinel = prefix.and_then(dsml::sentinel);
+        match *self {
+            Spelling::Unknown => {
+                *self = Spelling::Known(sentinel);
+                true
+            }
+            Spelling::Known(known) => known == sentinel,
+        }
+    }
+
+    /// Whether the call is written in DSML.
+    fn dsml(self) -> bool {
+        matches!(self, Spelling::Known(Some(_)))
+    }
+}
 
 /// The element that holds the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +80,13 @@ enum Closing {
 impl Closing {
     /// `Ready(Some(end))` when the tag at `at` closes the call (ending at `end`),
     /// `Ready(None)` when it does not.
-    fn poll(&mut self, text: &str, at: usize, meter: &mut Meter) -> Poll<Option<usize>> {
+    fn poll(
+        &mut self,
+        text: &str,
+        at: usize,
+        spelling: &mut Spelling,
+        meter: &mut Meter,
+    ) -> Poll<Option<usize>> {
         let b = text.as_bytes();
         match self {
             Closing::Tag(scan) => match scan.poll(b, meter) {
@@ -55,7 +95,7 @@ impl Closing {
                     meter.read(at, end);
                     Poll::Ready(
                         tag::complete(tag::close, &text[at..end])
-                            .filter(|n| n.local == INVOKE)
+                            .filter(|n| n.local == INVOKE && spelling.admits(n.prefix))
                             .map(|_| end),
                     )
                 }
@@ -76,6 +116,8 @@ impl Closing {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Invoke {
     element: Element,
+    /// The sentinel of the call's tags.
+    spelling: Spelling,
     /// The next byte to examine.
     pos: usize,
     state: State,
@@ -106,6 +148,9 @@ struct Value {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ValueAt {
+    /// The start of a DSML value: white space, then the value's first byte, which must not
+    /// open a CDATA section.
+    Start,
     /// Looking for the next `<`.
     Scan,
     /// A `</` at this offset: is it a closing tag?
@@ -134,13 +179,17 @@ enum ValueStep {
     Ended {
         next: usize,
     },
+    /// The value is not one the form writes (a DSML value wrapped in CDATA, at this offset).
+    Failed(usize),
 }
 
 impl Invoke {
-    /// A body that starts at `pos` (just after the call's opening tag).
-    pub(crate) fn new(pos: usize, element: Element) -> Self {
+    /// A body that starts at `pos` (just after the call's opening tag), whose tags are
+    /// written with `spelling`.
+    pub(crate) fn new(pos: usize, element: Element, spelling: Spelling) -> Self {
         Self {
             element,
+            spelling,
             pos,
             state: State::Children,
         }
@@ -152,6 +201,9 @@ impl Invoke {
         let Some(open) = tag::complete(tag::open, slice) else {
             return Child::Failed(at);
         };
+        if !self.spelling.admits(open.name.prefix) {
+            return Child::Failed(at);
+        }
         let (pname, elem) = match open.name.local {
             PARAMETER => match open.attr(NAME_ATTR) {
                 Some(n) => (n, PARAMETER),
@@ -180,7 +232,11 @@ impl Invoke {
             elem,
             param,
             depth: 0,
-            at: ValueAt::Scan,
+            at: if self.spelling.dsml() {
+                ValueAt::Start
+            } else {
+                ValueAt::Scan
+            },
         }))
     }
 }
@@ -196,7 +252,7 @@ impl Body for Invoke {
         matches!(
             &self.state,
             State::Value(Value {
-                at: ValueAt::Scan | ValueAt::Closing(_) | ValueAt::QuotedOpen(_),
+                at: ValueAt::Start | ValueAt::Scan | ValueAt::Closing(_) | ValueAt::QuotedOpen(_),
                 ..
             })
         )
@@ -217,7 +273,7 @@ impl Body for Invoke {
                 },
                 State::Close(at, scan) => {
                     let at = *at;
-                    return match scan.poll(text, at, meter) {
+                    return match scan.poll(text, at, &mut self.spelling, meter) {
                         Poll::Pending => Step::Pending,
                         Poll::Ready(Some(end)) => Step::Done(end),
                         Poll::Ready(None) => Step::Failed(at),
@@ -237,8 +293,16 @@ impl Body for Invoke {
                         Child::Failed(at) => return Step::Failed(at),
                     }
                 }
-                State::Value(v) => match value_step(v, self.element, text, &mut self.pos, meter) {
+                State::Value(v) => match value_step(
+                    v,
+                    self.element,
+                    &mut self.spelling,
+                    text,
+                    &mut self.pos,
+                    meter,
+                ) {
                     ValueStep::Pending => return Step::Pending,
+                    ValueStep::Failed(at) => return Step::Failed(at),
                     ValueStep::Ended { next } => {
                         let State::Value(v) = std::mem::replace(&mut self.state, State::Children)
                         else {
@@ -261,6 +325,7 @@ impl Body for Invoke {
 fn value_step(
     v: &mut Value,
     element: Element,
+    spelling: &mut Spelling,
     text: &str,
     pos: &mut usize,
     meter: &mut Meter,
@@ -269,6 +334,19 @@ fn value_step(
     let value_start = v.param.value.start;
     loop {
         match &mut v.at {
+            ValueAt::Start => {
+                let Some(at) = skip_ws(b, pos, meter) else {
+                    return ValueStep::Pending;
+                };
+                if b[at] == b'<' {
+                    match starts_with(b, at, CDATA_OPEN, meter) {
+                        Poll::Pending => return ValueStep::Pending,
+                        Poll::Ready(true) => return ValueStep::Failed(at),
+                        Poll::Ready(false) => {}
+                    }
+                }
+                v.at = ValueAt::Scan;
+            }
             ValueAt::Scan => {
                 let Some(lt) = next_lt(b, pos, meter) else {
                     return ValueStep::Pending;
@@ -299,7 +377,11 @@ fn value_step(
                         *pos = end;
                         v.at = ValueAt::Scan;
                         match tag::complete(tag::close, &text[lt..end]) {
-                            Some(n) if n.local == v.elem && v.depth == 0 => {
+                            Some(n)
+                                if n.local == v.elem
+                                    && v.depth == 0
+                                    && spelling.admits(n.prefix) =>
+                            {
                                 v.at = ValueAt::AfterClose { value_end: lt };
                             }
                             Some(n) if n.local == element.local() => {
@@ -347,7 +429,7 @@ fn value_step(
             }
             ValueAt::NextClosing { value_end, scan } => {
                 let (value_end, at) = (*value_end, *pos);
-                match scan.poll(text, at, meter) {
+                match scan.poll(text, at, spelling, meter) {
                     Poll::Pending => return ValueStep::Pending,
                     Poll::Ready(end) => {
                         if end.is_some() {
@@ -370,7 +452,8 @@ fn value_step(
                             meter.read(at, end + 1);
                         }
                         let follows = end.is_some_and(|end| {
-                            opening_name(text, at, end).is_some_and(|n| starts_child(n.local))
+                            opening_name(text, at, end)
+                                .is_some_and(|n| starts_child(n.local) && spelling.admits(n.prefix))
                         });
                         if follows {
                             v.param.value = value_start..value_end;

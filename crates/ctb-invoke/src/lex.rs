@@ -6,6 +6,8 @@
 //! and resumes there, so every byte of a reply is examined once however the reply is split,
 //! and the work done is the same for every split.
 
+use crate::vocab::dsml;
+
 /// The answer of a resumable scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Poll<T> {
@@ -170,11 +172,7 @@ impl NameEnd {
         let cap = self.at + crate::vocab::MAX_NAME_BYTES;
         let limit = cap.min(text.len());
         let from = self.pos;
-        while self.pos < limit
-            && (is_name_byte(text[self.pos])
-                // DeepSeek's `｜DSML｜ name`: a space right after the full-width bar.
-                || text[self.pos] == b' ' && text[..self.pos].ends_with(FULL_WIDTH_BAR))
-        {
+        while self.pos < limit && in_name(text, self.at, self.pos) {
             self.pos += 1;
         }
         // The byte that ends the name is examined too.
@@ -189,8 +187,19 @@ impl NameEnd {
     }
 }
 
-/// The full-width vertical bar around DeepSeek's namespace, as bytes.
-const FULL_WIDTH_BAR: &[u8] = "\u{ff5c}".as_bytes();
+/// Whether `text[pos]` belongs to the name that starts at `at`: a name byte, a bar of the ASCII
+/// DSML sentinel that starts the name (`|DSML|invoke`), or the one space after any sentinel
+/// (`｜DSML｜ invoke`).
+fn in_name(text: &[u8], at: usize, pos: usize) -> bool {
+    match text[pos] {
+        b if is_name_byte(b) => true,
+        b'|' => dsml::ASCII.as_bytes().starts_with(&text[at..=pos]),
+        b' ' => dsml::SENTINELS
+            .iter()
+            .any(|s| &text[at..pos] == s.as_bytes()),
+        _ => false,
+    }
+}
 
 /// A byte of a tag name or its prefix: ASCII letters, digits, `_`, `-`, the prefix colon, and
 /// the bytes of non-ASCII characters (DeepSeek's full-width `｜DSML｜` prefix; nom decides
@@ -631,5 +640,20 @@ mod tests {
         assert_eq!(n.poll(b"<ns:inv", &mut m), Poll::Pending);
         assert_eq!(n.poll(b"<ns:invoke ", &mut m), Poll::Ready(Some(10)));
         assert_eq!((m.work, m.reach), (10, 11));
+        // Every DSML sentinel, with or without the space after it, belongs to the name.
+        for (text, end) in [
+            ("<|DSML|invoke ", 13),
+            ("<|DSML| parameter>", 17),
+            ("<\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c} calls>", 23),
+            ("<|EPSE|invoke ", 6),
+            ("<|DSML|  invoke ", 8),
+        ] {
+            let mut n = NameEnd::new(1);
+            assert_eq!(
+                n.poll(text.as_bytes(), &mut Meter::default()),
+                Poll::Ready(Some(end)),
+                "{text}"
+            );
+        }
     }
 }

@@ -30,7 +30,9 @@ use std::fmt;
 
 use crate::forms::{gemma, inkling, llama4, minimax_m3, mistral, xtml};
 use crate::grammar::Body;
-use crate::vocab::{self, TOOL_CALL_CLOSE, deepseek, glm, grok, harmony, kimi, loops, qwen, step3};
+use crate::vocab::{
+    self, TOOL_CALL_CLOSE, deepseek, dsml, glm, grok, harmony, kimi, loops, qwen, step3,
+};
 
 pub use crate::grammar::{Family, Form};
 
@@ -42,6 +44,23 @@ pub enum Opener {
     Element(&'static str),
     /// This literal (a special token, `<function=`).
     Literal(&'static str),
+    /// `<`, one of these namespace prefixes, then this element name: the element opens a call
+    /// only under them (DeepSeek V4.1's `<｜DSML｜calls>`; a bare `<calls>` is a word).
+    Prefixed(&'static [&'static str], &'static str),
+}
+
+impl Opener {
+    /// Whether an opening tag with this prefix and local name is this opener (never for a
+    /// literal).
+    pub fn is_element(&self, prefix: Option<&str>, local: &str) -> bool {
+        match self {
+            Opener::Element(e) => *e == local,
+            Opener::Prefixed(prefixes, e) => {
+                *e == local && prefix.is_some_and(|p| prefixes.contains(&p))
+            }
+            Opener::Literal(_) => false,
+        }
+    }
 }
 
 /// How a form's parameter values are cut from the text.
@@ -546,9 +565,10 @@ pub static FORMS: [FormRow; 17] = [
         openers: &[
             Opener::Element("function_calls"),
             Opener::Element("tool_calls"),
+            Opener::Prefixed(&dsml::SENTINELS, dsml::CALLS),
             Opener::Element(vocab::INVOKE),
         ],
-        markers: &["\u{ff5c}DSML\u{ff5c}"],
+        markers: &dsml::SENTINELS,
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
@@ -858,18 +878,16 @@ pub fn literal_openers() -> impl Iterator<Item = (&'static str, Form)> {
     FORMS.iter().flat_map(|r| {
         r.openers.iter().filter_map(move |o| match o {
             Opener::Literal(l) => Some((*l, r.form)),
-            Opener::Element(_) => None,
+            Opener::Element(_) | Opener::Prefixed(..) => None,
         })
     })
 }
 
-/// Whether an element with this local name may start a call at a line start.
-pub fn element_opens(local: &str) -> bool {
-    FORMS.iter().any(|r| {
-        r.openers
-            .iter()
-            .any(|o| matches!(o, Opener::Element(e) if *e == local))
-    })
+/// Whether an element with this prefix and local name may start a call at a line start.
+pub fn element_opens(prefix: Option<&str>, local: &str) -> bool {
+    FORMS
+        .iter()
+        .any(|r| r.openers.iter().any(|o| o.is_element(prefix, local)))
 }
 
 #[cfg(test)]

@@ -706,7 +706,7 @@ impl Scanner {
 /// Qwen3-Coder's literal tags), or a family's end tokens; and the depth to start from (1 when
 /// its opening has no `<` to count).
 fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> {
-    use crate::vocab::{INVOKE, WRAPPERS};
+    use crate::vocab::{INVOKE, WRAPPERS, dsml};
     Some(match how {
         Start::Token => (Marker::Tokens(END_TOKENS), 0),
         Start::LostBracket | Start::MidTag => (Marker::Element(INVOKE), 1),
@@ -729,7 +729,7 @@ fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> 
                 .map_or(INVOKE, |(_, n)| n.local);
             let element = WRAPPERS
                 .iter()
-                .chain([&INVOKE, &crate::vocab::grok::ELEMENT])
+                .chain([&INVOKE, &crate::vocab::grok::ELEMENT, &dsml::CALLS])
                 .find(|w| **w == local)
                 .copied()
                 .unwrap_or(INVOKE);
@@ -804,11 +804,13 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
             }
         }
     }
-    // A line that lost its `<`: `ns:invoke name=...`.
+    // A line that lost its `<`: `ns:invoke name=...`, `｜DSML｜invoke name=...` (not the ASCII
+    // `|DSML|`: a line with no `<` or `:` is passed over as plain unless its first byte is a
+    // full-width bar's).
     let lost: tag::Res<'_, _> = tag::name(body);
     match lost {
         Ok((rest, n))
-            if n.prefix.is_some()
+            if n.prefix.is_some_and(|p| p != crate::vocab::dsml::ASCII)
                 && n.local == crate::vocab::INVOKE
                 && rest.starts_with(|c: char| c.is_ascii_whitespace()) =>
         {
@@ -833,7 +835,7 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     let n: tag::Res<'_, _> =
         nom::sequence::preceded(nom::character::streaming::char('<'), tag::name).parse(body);
     match n {
-        Ok((_, n)) if registry::element_opens(n.local) => Some(Ok(Start::Tag)),
+        Ok((_, n)) if registry::element_opens(n.prefix, n.local) => Some(Ok(Start::Tag)),
         Ok(_) if undecided => Some(Err(())),
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),

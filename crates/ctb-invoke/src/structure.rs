@@ -27,7 +27,9 @@
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
 use crate::lex::Meter;
-use crate::vocab::{CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS};
+use crate::vocab::{
+    CDATA_OPEN, CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml,
+};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]
@@ -80,9 +82,11 @@ enum Mode {
     Prose,
     /// A fenced code block.
     Fence(Fence),
-    /// Raw text up to a closer; opened inside an HTML block (`true`), also up to the blank
-    /// line that ends the block.
-    Raw(RawEnd, bool),
+    /// Raw text up to a closer, opened where [`RawIn`] says.
+    Raw(RawEnd, RawIn),
+    /// The rest of the line on which an HTML block of raw text ended: CommonMark puts that
+    /// whole line in the block.
+    BlockTail,
     /// A JSON value.
     Json(Json),
     /// A broken candidate call, up to the tag that balances its opening one.
@@ -113,6 +117,20 @@ struct Fence {
     col: usize,
     /// Opened inside a block quote: a line without `>` closes it.
     in_quote: bool,
+}
+
+/// Where a raw-text block was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RawIn {
+    /// At a line's start: an HTML block of CommonMark's first five kinds, whose last line (the
+    /// one holding the closer) is all in the block.
+    Block,
+    /// In the middle of a line (nothing but blanks after it): the text after the closer is
+    /// the line's prose again.
+    Line,
+    /// Inside an HTML block of the sixth or seventh kind: after the closer, back in that block;
+    /// the block's blank line also ends it.
+    Html,
 }
 
 /// What ends a raw-text block.
@@ -169,6 +187,11 @@ impl Structure {
             };
             let at_line_start = !self.mid_line;
             self.line(b, start, eol, at_line_start, meter);
+            if self.mode == Mode::BlockTail {
+                // The block ended with its line.
+                self.mode = Mode::Prose;
+                self.para = Para::default();
+            }
             self.done = eol + 1;
             self.mid_line = false;
         }
@@ -248,10 +271,14 @@ impl Structure {
                     }
                     return;
                 }
-                Mode::Raw(until, in_html) => match raw_end(b, p, end, until) {
+                Mode::Raw(until, opened) => match raw_end(b, p, end, until) {
+                    Some(_) if opened == RawIn::Block => {
+                        self.mode = Mode::BlockTail;
+                        return;
+                    }
                     Some(next) => {
                         self.mode = Mode::Prose;
-                        if in_html {
+                        if opened == RawIn::Html {
                             // Back in the HTML block the raw text was part of.
                             self.para.open = true;
                             self.para.html = true;
@@ -259,7 +286,7 @@ impl Structure {
                         p = next;
                     }
                     None => {
-                        if in_html
+                        if opened == RawIn::Html
                             && at_start
                             && b[p..end].iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
                         {
@@ -271,6 +298,12 @@ impl Structure {
                         return;
                     }
                 },
+                Mode::BlockTail if at_start => {
+                    self.mode = Mode::Prose;
+                    self.para = Para::default();
+                    continue;
+                }
+                Mode::BlockTail => return,
                 Mode::Json(mut j) => match j.lex(b, p, end) {
                     Some(next) => {
                         self.mode = Mode::Prose;
@@ -396,15 +429,20 @@ impl Structure {
             // An HTML block of raw text starts here whatever the inline state (it interrupts
             // a paragraph, an open code span included); its closer may be on this same line.
             if let Some(until) = line_head_raw(&line[i..]) {
-                self.mode = Mode::Raw(until, false);
+                self.mode = Mode::Raw(until, RawIn::Block);
                 self.para = Para::default();
                 return Some(p + i + 1);
             }
             if line.get(i) == Some(&b'<') {
-                if let Some((until, after)) =
-                    inline_raw(b, p + i, end, true).or_else(|| code_open(b, p + i, end))
-                {
-                    self.mode = Mode::Raw(until, false);
+                // An HTML block of raw text (its closing line belongs to it), or an inline
+                // code element (the line goes on after its closer).
+                let raw = inline_raw(b, p + i, end, true)
+                    .map(|(until, after)| (until, after, RawIn::Block))
+                    .or_else(|| {
+                        code_open(b, p + i, end).map(|(until, after)| (until, after, RawIn::Line))
+                    });
+                if let Some((until, after, within)) = raw {
+                    self.mode = Mode::Raw(until, within);
                     self.para = Para::default();
                     return Some(after);
                 }
@@ -482,10 +520,19 @@ impl Structure {
                     i = k + n;
                 }
                 b'<' if self.para.ticks == 0 => {
-                    if let Some((until, after)) = inline_raw(b, k, end, line_head && k == head)
-                        .or_else(|| code_open(b, k, end))
-                    {
-                        self.mode = Mode::Raw(until, self.para.html);
+                    let at_head = line_head && k == head;
+                    let within = |at_head: bool| match (self.para.html, at_head) {
+                        (true, _) => RawIn::Html,
+                        (false, true) => RawIn::Block,
+                        (false, false) => RawIn::Line,
+                    };
+                    let raw = inline_raw(b, k, end, at_head)
+                        .map(|(until, after)| (until, after, within(at_head)))
+                        .or_else(|| {
+                            code_open(b, k, end).map(|(until, after)| (until, after, within(false)))
+                        });
+                    if let Some((until, after, within)) = raw {
+                        self.mode = Mode::Raw(until, within);
                         self.para = Para::default();
                         return Some(after);
                     }
@@ -933,8 +980,8 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
     let text = &b[k..end];
     let (until, after) = if text.starts_with(b"<!--") {
         (RawEnd::Literal("-->"), k + 4)
-    } else if text.starts_with(b"<![CDATA[") {
-        (RawEnd::Literal("]]>"), k + 9)
+    } else if text.starts_with(CDATA_OPEN.as_bytes()) {
+        (RawEnd::Literal("]]>"), k + CDATA_OPEN.len())
     } else {
         let (local, name_end) = open_name(text)?;
         // The opening tag ends at its `>` (or the line does).
@@ -956,15 +1003,16 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
     Some((until, after))
 }
 
-/// `<`, an optional prefix (`ns:`, or DeepSeek's `｜DSML｜` with an optional space after it) and a
+/// `<`, an optional prefix (`ns:`, or a DSML sentinel with an optional space after it) and a
 /// name ending in a blank, `>`, `/` or the text's end: the local name and the offset past it.
 fn open_name(text: &[u8]) -> Option<(&str, usize)> {
-    const BAR: &[u8] = "\u{ff5c}".as_bytes();
     let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
     let mut i = 1;
-    if text[i..].starts_with(BAR) {
-        let close = memchr::memmem::find(&text[i + BAR.len()..(i + 64).min(text.len())], BAR)?;
-        i += 2 * BAR.len() + close;
+    if let Some(s) = dsml::SENTINELS
+        .iter()
+        .find(|s| text[i..].starts_with(s.as_bytes()))
+    {
+        i += s.len();
         if text.get(i) == Some(&b' ') {
             i += 1;
         }

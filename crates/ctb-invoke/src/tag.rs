@@ -8,9 +8,11 @@
 use nom::branch::alt;
 use nom::bytes::streaming::{tag, take_till, take_while, take_while1};
 use nom::character::streaming::char;
-use nom::combinator::{opt, recognize};
+use nom::combinator::opt;
 use nom::sequence::{delimited, preceded};
 use nom::{IResult, Parser};
+
+use crate::vocab::dsml;
 
 pub(crate) type Res<'a, T> = IResult<&'a str, T>;
 
@@ -58,12 +60,11 @@ pub(crate) fn ws(i: &str) -> Res<'_, &str> {
     take_while(|c: char| c.is_ascii_whitespace()).parse(i)
 }
 
-/// `ns:local`, `｜NS｜local` (DeepSeek's full-width namespace, as in `｜DSML｜invoke`; DeepSeek
-/// sometimes writes a space before the local name) or `local`.
+/// `ns:local`, a DSML sentinel and `local` (DeepSeek's `｜DSML｜invoke`, in any of the spellings
+/// of [`dsml::SENTINELS`], maybe with one space before the local name), or `local`.
 pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
-    if i.starts_with(FULL_WIDTH_BAR) || FULL_WIDTH_BAR.starts_with(i) {
-        let (rest, prefix) =
-            recognize((tag(FULL_WIDTH_BAR), ident, tag(FULL_WIDTH_BAR))).parse(i)?;
+    if let Some(sentinel) = dsml::SENTINELS.into_iter().find(|s| i.starts_with(s)) {
+        let (prefix, rest) = i.split_at(sentinel.len());
         let (rest, _) = opt(char(' ')).parse(rest)?;
         let (rest, local) = ident(rest)?;
         return Ok((
@@ -73,6 +74,10 @@ pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
                 local,
             },
         ));
+    }
+    if dsml::SENTINELS.iter().any(|s| s.starts_with(i)) {
+        // The text ends inside a sentinel (or is empty).
+        return Err(nom::Err::Incomplete(nom::Needed::new(1)));
     }
     let (rest, first) = ident(i)?;
     match rest.strip_prefix(':') {
@@ -95,9 +100,6 @@ pub(crate) fn name(i: &str) -> Res<'_, Name<'_>> {
         )),
     }
 }
-
-/// The full-width vertical bar around DeepSeek's namespace.
-const FULL_WIDTH_BAR: &str = "\u{ff5c}";
 
 /// An attribute value: double-quoted, single-quoted, or bare up to a space or `>`.
 pub(crate) fn attr_value(i: &str) -> Res<'_, &str> {
@@ -248,6 +250,37 @@ mod tests {
         assert!(matches!(name("\u{ff5c}DS"), Err(nom::Err::Incomplete(_))));
         let (_, spaced) = name("\u{ff5c}DSML\u{ff5c} parameter>").unwrap();
         assert_eq!(spaced.local, "parameter");
+    }
+
+    #[test]
+    fn every_sentinel_spelling_and_no_other() {
+        for (text, prefix) in [
+            (
+                "\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}tool_calls>",
+                dsml::DOUBLED,
+            ),
+            ("\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c} calls>", dsml::DOUBLED),
+            ("|DSML|invoke ", dsml::ASCII),
+            ("|DSML| parameter ", dsml::ASCII),
+        ] {
+            let (_, n) = name(text).unwrap();
+            assert_eq!(n.prefix, Some(prefix), "{text}");
+        }
+        // Cut inside a sentinel: undecided.
+        for cut in ["|DS", "\u{ff5c}\u{ff5c}DSM", "\u{ff5c}"] {
+            assert!(matches!(name(cut), Err(nom::Err::Incomplete(_))), "{cut}");
+        }
+        // U+2016, spaced ASCII bars, other sentinels, two spaces: not names.
+        for text in [
+            "\u{2016}DSML\u{2016}invoke ",
+            " | DSML | invoke ",
+            "| DSML |invoke ",
+            "|EPSE|invoke ",
+            "\u{ff5c}EPSE\u{ff5c}invoke ",
+            "|DSML|  invoke ",
+        ] {
+            assert!(matches!(name(text), Err(nom::Err::Error(_))), "{text}");
+        }
     }
 
     #[test]

@@ -87,9 +87,42 @@ pub const RESULT_ELEMENTS: &[&str] = &[
 /// write them): the tags go, the reasoning stays as thoughts.
 pub const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</thinking>"];
 
-/// Whether `local` names a wrapper element.
-pub(crate) fn is_wrapper(local: &str) -> bool {
-    WRAPPERS.contains(&local)
+/// Whether an element with this prefix and local name is a wrapper: one of [`WRAPPERS`] in
+/// any namespace, or DeepSeek V4.1's `calls` under a DSML sentinel (a bare `<calls>` is a word).
+pub(crate) fn is_wrapper(prefix: Option<&str>, local: &str) -> bool {
+    WRAPPERS.contains(&local) || local == dsml::CALLS && prefix.is_some_and(dsml::is_sentinel)
+}
+
+/// What opens a CDATA section (`<![CDATA[`): a DSML value wrapped in one is not DeepSeek's
+/// grammar, and a raw-text block in the prose.
+pub const CDATA_OPEN: &str = "<![CDATA[";
+
+/// DeepSeek's DSML markup (V3.2, V4, V4.1): Claude's elements behind a sentinel namespace,
+/// `<｜DSML｜invoke name="x">`, inside a `function_calls`, `tool_calls` or `calls` block.
+pub mod dsml {
+    /// The sentinel as DeepSeek's tokenizer writes it (full-width bars, U+FF5C).
+    pub const FULL_WIDTH: &str = "\u{ff5c}DSML\u{ff5c}";
+    /// The doubled full-width bars the official API returns (DeepSeek V4 Flash).
+    pub const DOUBLED: &str = "\u{ff5c}\u{ff5c}DSML\u{ff5c}\u{ff5c}";
+    /// The ASCII bars some clients and servers write.
+    pub const ASCII: &str = "|DSML|";
+    /// Every spelling of the sentinel, the doubled one before the single one it starts like.
+    /// One call keeps one spelling in all its tags; one space may follow it in any tag.
+    pub const SENTINELS: [&str; 3] = [DOUBLED, FULL_WIDTH, ASCII];
+    /// V4.1's block name, a wrapper only under a sentinel.
+    pub const CALLS: &str = "calls";
+    /// The block names of V3.2 (`function_calls`), V4 (`tool_calls`) and V4.1 (`calls`).
+    pub const BLOCKS: [&str; 3] = ["function_calls", "tool_calls", CALLS];
+
+    /// The sentinel `prefix` is, in the one place it is spelled.
+    pub fn sentinel(prefix: &str) -> Option<&'static str> {
+        SENTINELS.into_iter().find(|s| *s == prefix)
+    }
+
+    /// Whether `prefix` is one of the sentinels.
+    pub fn is_sentinel(prefix: &str) -> bool {
+        sentinel(prefix).is_some()
+    }
 }
 
 /// Longest tag the grammar reads (name and attributes): a longer one is not a tag. Names and

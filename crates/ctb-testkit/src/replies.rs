@@ -433,22 +433,24 @@ fn other_family_call(rng: &mut Rng, text: &mut String) {
             ]));
         }
         _ => {
-            // DeepSeek's DSML.
+            // DeepSeek's DSML: V3.2's, V4's or V4.1's block, in one of the sentinel's
+            // spellings (rarely a tag in another one, which is no call).
+            let ns = rng.pick(&["｜DSML｜", "｜｜DSML｜｜", "|DSML|"]);
+            let block = rng.pick(&["function_calls", "tool_calls", "calls"]);
             let sp = rng.pick(&["", " "]);
+            let odd = if rng.chance(10) { "|DSML|" } else { ns };
             text.push_str(&format!(
-                "<｜DSML｜function_calls>{sep}<｜DSML｜{sp}invoke name=\"{tool}\">{sep}"
+                "<{ns}{sp}{block}>{sep}<{ns}{sp}invoke name=\"{tool}\">{sep}"
             ));
             for _ in 0..rng.below(4) {
                 let st = rng.pick(&["true", "false"]);
                 text.push_str(&format!(
-                    "<｜DSML｜{sp}parameter name=\"{}\" string=\"{st}\">{}</｜DSML｜{sp}parameter>{sep}",
+                    "<{ns}{sp}parameter name=\"{}\" string=\"{st}\">{}</{odd}{sp}parameter>{sep}",
                     rng.pick(PARAMS),
                     rng.pick(VALUES)
                 ));
             }
-            text.push_str(&format!(
-                "</｜DSML｜{sp}invoke>{sep}</｜DSML｜function_calls>"
-            ));
+            text.push_str(&format!("</{ns}{sp}invoke>{sep}</{ns}{sp}{block}>"));
         }
     }
 }
