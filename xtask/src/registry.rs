@@ -73,25 +73,17 @@ fn md_forms() -> String {
 
 /// Per form: where a call may start and how its values are cut.
 fn md_starts() -> String {
-    use ctb_invoke::registry::{Opener, Values};
+    use ctb_invoke::registry::Values;
     let mut out = String::from(
         "| form | family | a call starts at a line start with | also inside a line | values |\n\
          |---|---|---|---|---|\n",
     );
     for row in &FORMS {
-        let openers: Vec<String> = row
-            .openers
-            .iter()
-            .map(|o| match o {
-                Opener::Element(e) => format!("`<{e}` (any prefix)"),
-                Opener::Literal(l) => code_span(l),
-                _ => String::from("?"),
-            })
-            .collect();
+        let openers: Vec<String> = row.openers.iter().map(opener).collect();
         let mut inside: Vec<String> = row
             .glued
             .iter()
-            .map(|t| format!("{}, glued to the text before it", code_span(t)))
+            .map(|o| format!("{}, glued to the text before it", opener(o)))
             .collect();
         inside.extend(
             row.boundaries
@@ -119,6 +111,23 @@ fn md_starts() -> String {
         ));
     }
     out
+}
+
+/// How an opener is written, for a table.
+fn opener(o: &ctb_invoke::registry::Opener) -> String {
+    use ctb_invoke::registry::Opener;
+    match o {
+        Opener::Element(e) => format!("`<{e}` (any prefix)"),
+        Opener::Prefixed(prefixes, e) => {
+            let each: Vec<String> = prefixes
+                .iter()
+                .map(|p| code_span(&format!("<{p}{e}")))
+                .collect();
+            each.join(" or ")
+        }
+        Opener::Literal(l) => code_span(l),
+        _ => String::from("?"),
+    }
 }
 
 /// A Markdown code span for `s` (its `|` escaped for a table).

@@ -662,7 +662,7 @@ mod tests {
             .map(|f| f.code())
             .collect();
         let not_a_family = format!(
-            "`families`: `llama` is not a model family ({}); it is left out",
+            "`families`: `acme` is not a model family ({}); it is left out",
             codes.join(", ")
         );
         let cases: &[(Value, &str, Value)] = &[
@@ -745,7 +745,7 @@ mod tests {
                 json!({"models": many[..32]}),
             ),
             (
-                json!({"families": {"llama": ["llama"], "glm": ["zai"]}}),
+                json!({"families": {"acme": ["acme"], "glm": ["zai"]}}),
                 &not_a_family,
                 json!({"families": {"glm": ["zai"]}}),
             ),

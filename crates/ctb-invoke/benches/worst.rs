@@ -4,7 +4,9 @@
 //! - `many_params`: one call with ever more parameters (duplicate-name checks);
 //! - `fence_line`: one unfinished line of backticks with `invoke>` at its end;
 //! - `quoted_closers`: lines quoting `</invoke>` before a real call;
-//! - `nested_broken`: calls whose values hold the next call, all broken at the end.
+//! - `nested_broken`: calls whose values hold the next call, all broken at the end;
+//! - `quoted_mid_line`: one long line of DeepSeek block openers, each in a code span, each
+//!   looked at as a call that may start in the middle of the line.
 //!
 //! Read the `thrpt` column: it should not fall as the size grows.
 
@@ -46,6 +48,13 @@ fn nested_broken(size: usize) -> String {
     s
 }
 
+fn quoted_mid_line(size: usize) -> String {
+    let unit = "a `<\u{ff5c}DSML\u{ff5c}tool_calls>` b ";
+    let mut s = unit.repeat(size / unit.len());
+    s.push_str("\n<invoke name=\"response\">\n<parameter name=\"text\">hi</parameter>\n</invoke>");
+    s
+}
+
 /// Feeds `text` in `piece`-byte pieces (moved to character boundaries), then finishes.
 fn streamed(text: &str, piece: usize) -> bool {
     let mut sc = Scanner::new();
@@ -66,11 +75,12 @@ fn streamed(text: &str, piece: usize) -> bool {
 type Shape = (&'static str, fn(usize) -> String);
 
 fn bench(c: &mut Criterion) {
-    let shapes: [Shape; 4] = [
+    let shapes: [Shape; 5] = [
         ("many_params", many_params),
         ("fence_line", fence_line),
         ("quoted_closers", quoted_closers),
         ("nested_broken", nested_broken),
+        ("quoted_mid_line", quoted_mid_line),
     ];
     for (name, make) in shapes {
         let mut g = c.benchmark_group(format!("worst/{name}"));

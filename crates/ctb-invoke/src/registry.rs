@@ -312,8 +312,9 @@ pub struct FormRow {
     /// text (harmony: a message boundary joined on one line).
     pub boundaries: &'static [&'static str],
     /// Openers that start a call wherever they stand in a line of the reply's own text, glued
-    /// to the prose before them (Mistral's `[TOOL_CALLS]`).
-    pub glued: &'static [&'static str],
+    /// to the prose before them (Mistral's `[TOOL_CALLS]`, DeepSeek V4's block opener after
+    /// `Let me check. `).
+    pub glued: &'static [Opener],
     pub(crate) engine: Engine,
 }
 
@@ -571,7 +572,11 @@ pub static FORMS: [FormRow; 17] = [
         markers: &dsml::SENTINELS,
         values: Values::AsWritten,
         boundaries: &[],
-        glued: &[],
+        glued: &[
+            Opener::Prefixed(&dsml::SENTINELS, dsml::BLOCKS[0]),
+            Opener::Prefixed(&dsml::SENTINELS, dsml::BLOCKS[1]),
+            Opener::Prefixed(&dsml::SENTINELS, dsml::BLOCKS[2]),
+        ],
         engine: Engine::Xml,
     },
     FormRow {
@@ -711,7 +716,7 @@ pub static FORMS: [FormRow; 17] = [
         markers: &[vocab::minimax_m3::MARKER],
         values: Values::AsWritten,
         boundaries: &[],
-        glued: &[vocab::minimax_m3::CALL_START],
+        glued: &[Opener::Literal(vocab::minimax_m3::CALL_START)],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(minimax_m3::MiniMaxM3::new(at)),
             ends: &[vocab::minimax_m3::CALL_END],
@@ -726,7 +731,7 @@ pub static FORMS: [FormRow; 17] = [
         markers: &[vocab::gemma::CALL_OPEN, vocab::gemma::CALL_CLOSE],
         values: Values::AsWritten,
         boundaries: &[],
-        glued: &[vocab::gemma::CALL_OPEN],
+        glued: &[Opener::Literal(vocab::gemma::CALL_OPEN)],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(gemma::Gemma::new(at)),
             ends: &[vocab::gemma::CALL_CLOSE],
@@ -741,7 +746,7 @@ pub static FORMS: [FormRow; 17] = [
         markers: &[vocab::mistral::TOOL_CALLS],
         values: Values::Json,
         boundaries: &[],
-        glued: &[vocab::mistral::TOOL_CALLS],
+        glued: &[Opener::Literal(vocab::mistral::TOOL_CALLS)],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(mistral::Mistral::new(at)),
             ends: &[],
@@ -759,7 +764,7 @@ pub static FORMS: [FormRow; 17] = [
         markers: &[vocab::inkling::INVOKE_TOOL_JSON],
         values: Values::Json,
         boundaries: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
-        glued: &[vocab::inkling::MESSAGE_MODEL],
+        glued: &[Opener::Literal(vocab::inkling::MESSAGE_MODEL)],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(inkling::Inkling::new(at)),
             ends: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
@@ -774,7 +779,7 @@ pub static FORMS: [FormRow; 17] = [
         markers: &[vocab::llama4::PYTHON_START],
         values: Values::Json,
         boundaries: &[],
-        glued: &[vocab::llama4::PYTHON_START],
+        glued: &[Opener::Literal(vocab::llama4::PYTHON_START)],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(llama4::Llama4::new(at)),
             ends: &[vocab::llama4::PYTHON_END],
@@ -927,10 +932,17 @@ mod tests {
         }
         assert!(FORMS.len() <= 32, "Forms is a 32-bit set");
         for row in &FORMS {
-            for token in row.glued {
+            for glued in row.glued {
+                let opens = match glued {
+                    Opener::Literal(_) => row.openers.contains(glued),
+                    Opener::Prefixed(prefixes, local) => prefixes
+                        .iter()
+                        .all(|p| row.openers.iter().any(|o| o.is_element(Some(p), local))),
+                    Opener::Element(local) => row.openers.iter().any(|o| o.is_element(None, local)),
+                };
                 assert!(
-                    row.openers.contains(&Opener::Literal(token)),
-                    "{}: a glued token is one of the form's openers",
+                    opens,
+                    "{}: a glued opener is one of the form's openers",
                     row.code
                 );
             }

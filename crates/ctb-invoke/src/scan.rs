@@ -128,64 +128,120 @@ pub struct Scanner {
 }
 
 /// The tokens of the forms read that start a call inside a line: glued openers (the call
-/// starts at the token) and boundaries (a line starts right after the token). See
-/// [`registry::FormRow::glued`] and [`registry::FormRow::boundaries`].
-#[derive(Debug, Clone)]
+/// starts at the token, or at the tag a glued element opener names) and boundaries (a line
+/// starts right after the token). See [`registry::FormRow::glued`] and
+/// [`registry::FormRow::boundaries`]. Copied with the scanner: the entries are the registry's,
+/// filtered by the forms read.
+#[derive(Debug, Clone, Copy)]
 struct Breaks {
-    tokens: Vec<Break>,
-    /// The bytes tokens start with, for the search (up to three; more means every byte).
-    firsts: Vec<u8>,
+    forms: Forms,
+    /// Whether any form read has one.
+    any: bool,
+    /// The bytes they start with, for the search (`n` of them; more than three means every
+    /// byte is looked at).
+    firsts: [u8; 3],
+    n: usize,
     /// A byte, besides `<` and `:`, that a line holding a token holds (Mistral's `[`).
     line_byte: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Break {
-    token: &'static str,
     form: registry::Form,
-    /// The call starts at the token (`false`: right after it).
-    glued: bool,
+    kind: BreakKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum BreakKind {
+    /// A literal opener: the call starts at it.
+    Glued(&'static str),
+    /// An element opener (`<` and a tag name): the call starts at its `<`.
+    GluedTag(&'static Opener),
+    /// A boundary: a line starts right after it.
+    After(&'static str),
+}
+
+impl Break {
+    fn first(&self) -> u8 {
+        match self.kind {
+            BreakKind::Glued(t) | BreakKind::After(t) => t.as_bytes()[0],
+            BreakKind::GluedTag(_) => b'<',
+        }
+    }
+}
+
+/// Every form's break tokens, in the registry's order.
+fn all_breaks() -> &'static [Break] {
+    static ALL: std::sync::OnceLock<Vec<Break>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut out = Vec::new();
+        for row in &registry::FORMS {
+            for opener in row.glued {
+                let kind = match opener {
+                    Opener::Literal(t) => BreakKind::Glued(t),
+                    _ => BreakKind::GluedTag(opener),
+                };
+                out.push(Break {
+                    form: row.form,
+                    kind,
+                });
+            }
+            for t in row.boundaries {
+                out.push(Break {
+                    form: row.form,
+                    kind: BreakKind::After(t),
+                });
+            }
+        }
+        out
+    })
 }
 
 impl Breaks {
     fn of(forms: Forms) -> Self {
-        let mut tokens = Vec::new();
-        for form in forms.iter() {
-            let row = form.row();
-            tokens.extend(row.glued.iter().map(|token| Break {
-                token,
-                form,
-                glued: true,
-            }));
-            tokens.extend(row.boundaries.iter().map(|token| Break {
-                token,
-                form,
-                glued: false,
-            }));
+        let mut this = Self {
+            forms,
+            any: false,
+            firsts: [0; 3],
+            n: 0,
+            line_byte: b'<',
+        };
+        for t in this.iter() {
+            this.any = true;
+            let first = t.first();
+            if !this.firsts[..this.n.min(3)].contains(&first) {
+                if this.n < 3 {
+                    this.firsts[this.n] = first;
+                }
+                this.n += 1;
+            }
+            if let BreakKind::Glued(token) = t.kind {
+                if !token.contains(['<', ':']) {
+                    this.line_byte = first;
+                }
+            }
         }
-        let mut firsts: Vec<u8> = tokens.iter().map(|t| t.token.as_bytes()[0]).collect();
-        firsts.sort_unstable();
-        firsts.dedup();
-        let line_byte = tokens
-            .iter()
-            .find(|t| !t.token.contains(['<', ':']))
-            .map_or(b'<', |t| t.token.as_bytes()[0]);
-        Self {
-            tokens,
-            firsts,
-            line_byte,
-        }
+        this
+    }
+
+    /// The breaks of the forms read.
+    fn iter(&self) -> impl Iterator<Item = &'static Break> + use<> {
+        let forms = self.forms;
+        all_breaks().iter().filter(move |t| forms.contains(t.form))
     }
 
     /// The next offset at or after `from`, before `end`, where a token may start.
     fn next(&self, b: &[u8], from: usize, end: usize) -> Option<usize> {
         let hay = &b[from..end];
-        let off = match self.firsts[..] {
-            [] => None,
-            [a] => memchr::memchr(a, hay),
-            [a, c] => memchr::memchr2(a, c, hay),
-            [a, c, d] => memchr::memchr3(a, c, d, hay),
-            _ => hay.iter().position(|c| self.firsts.contains(c)),
+        let f = self.firsts;
+        let off = match self.n {
+            0 => None,
+            1 => memchr::memchr(f[0], hay),
+            2 => memchr::memchr2(f[0], f[1], hay),
+            3 => memchr::memchr3(f[0], f[1], f[2], hay),
+            _ => hay
+                .iter()
+                .position(|c| self.iter().any(|t| t.first() == *c)),
         };
         off.map(|o| from + o)
     }
@@ -545,11 +601,27 @@ impl Scanner {
             self.meter.work += k + 1 - watch.from;
             let rest = &text[k..line_end];
             let mut undecided = false;
-            let hit = self.breaks.tokens.iter().find(|t| {
-                undecided |= !complete && t.token.starts_with(rest);
-                rest.starts_with(t.token)
-            });
-            let Some(hit) = hit else {
+            let mut hit = None;
+            for t in self.breaks.iter() {
+                match t.kind {
+                    BreakKind::Glued(token) | BreakKind::After(token) => {
+                        if rest.starts_with(token) {
+                            hit = Some((t, token.len()));
+                            break;
+                        }
+                        undecided |= !complete && token.starts_with(rest);
+                    }
+                    BreakKind::GluedTag(opener) => match tag_opens(rest, opener, complete) {
+                        Some(Ok(len)) => {
+                            hit = Some((t, len));
+                            break;
+                        }
+                        Some(Err(())) => undecided = true,
+                        None => {}
+                    },
+                }
+            }
+            let Some((hit, len)) = hit else {
                 if undecided {
                     // A token may be arriving here.
                     watch.from = k;
@@ -558,8 +630,15 @@ impl Scanner {
                 watch.from = k + 1;
                 continue;
             };
-            let at = if hit.glued { k } else { k + hit.token.len() };
-            let start = match opener_at(&text[at..line_end], hit.form, complete) {
+            let (at, start) = match hit.kind {
+                BreakKind::GluedTag(_) => (k, Some(Ok(Start::Tag))),
+                BreakKind::Glued(_) => (k, opener_at(rest, hit.form, complete)),
+                BreakKind::After(_) => {
+                    let at = k + len;
+                    (at, opener_at(&text[at..line_end], hit.form, complete))
+                }
+            };
+            let start = match start {
                 Some(Ok(how)) => how,
                 Some(Err(())) => {
                     watch.from = k;
@@ -570,7 +649,7 @@ impl Scanner {
                     continue;
                 }
             };
-            self.meter.work += hit.token.len();
+            self.meter.work += len;
             watch.from = at + 1;
             if at < self.barrier && self.rescans >= MAX_RESCANS {
                 // Candidates in a row have started inside text that failed ones read: move on
@@ -688,7 +767,7 @@ impl Scanner {
             Some(Err(())) if !complete && !cut => return None,
             _ => None,
         };
-        if !self.breaks.tokens.is_empty() {
+        if self.breaks.any {
             // Tokens inside the line may start a call: after the one that starts here, if any.
             self.watch = Some(Watch {
                 from: found.map_or(self.line, |(offset, _)| self.line + offset + 1),
@@ -746,13 +825,20 @@ fn mentions_call(line: &str) -> bool {
     let glued = registry::FORMS
         .iter()
         .flat_map(|r| r.glued)
-        .filter(|t| !t.starts_with('<'))
+        .filter_map(|o| match o {
+            Opener::Literal(t) if !t.starts_with('<') => Some(t),
+            _ => None,
+        })
         .any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
     glued
         || memchr::memchr2_iter(b'<', b':', b).any(|at| {
             let rest = &b[at + 1..];
             if b[at] == b'<'
-                && registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
+                && (registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
+                    || registry::FORMS.iter().flat_map(|r| r.glued).any(|o| {
+                        !matches!(o, Opener::Literal(_))
+                            && matches!(tag_opens(&line[at..], o, true), Some(Ok(_)))
+                    }))
             {
                 return true;
             }
@@ -840,6 +926,32 @@ fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
         Err(_) if undecided => Some(Err(())),
+        Err(_) => None,
+    }
+}
+
+/// Whether the element `opener` opens at the start of `rest` (`<`, its prefix and name, then
+/// the name's end): `Some(Ok(len))` the bytes it spans up to the name's end, `Some(Err)` while
+/// `rest` is too short to tell and the line goes on, `None` when it does not.
+fn tag_opens(rest: &str, opener: &Opener, complete: bool) -> Option<Result<usize, ()>> {
+    let body = rest.strip_prefix('<')?;
+    // Every prefix of the opener's, before parsing a name: most `<` are not one.
+    if let Opener::Prefixed(prefixes, _) = opener {
+        let fits = prefixes
+            .iter()
+            .any(|p| body.starts_with(p) || (!complete && p.starts_with(body)));
+        if !fits {
+            return None;
+        }
+    }
+    match tag::name(body) {
+        Ok((after, n)) if opener.is_element(n.prefix, n.local) => match after.bytes().next() {
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/') => Some(Ok(rest.len() - after.len())),
+            None if !complete => Some(Err(())),
+            _ => None,
+        },
+        Ok(_) => None,
+        Err(nom::Err::Incomplete(_)) if !complete => Some(Err(())),
         Err(_) => None,
     }
 }

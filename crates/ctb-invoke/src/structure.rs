@@ -27,9 +27,7 @@
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
 use crate::lex::Meter;
-use crate::vocab::{
-    CDATA_OPEN, CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml,
-};
+use crate::vocab::{CDATA_OPEN, CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]

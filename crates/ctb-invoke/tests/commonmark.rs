@@ -2,7 +2,10 @@
 //! that pulldown-cmark (the CommonMark implementation behind rustdoc and mdBook) puts in code
 //! (a fenced or indented block, an inline code span), in a raw-text HTML block (`<pre>`,
 //! `<script>`, `<style>`, `<textarea>`, a comment, CDATA, a processing instruction, a
-//! declaration) or in a block quote is a line the scanner does not start a call on.
+//! declaration) or in a block quote is a line the scanner does not start a call on. The call
+//! is Claude's at the line's start, or DeepSeek's DSML block after prose on the same line
+//! (its opener starts a call in the middle of a line): then the place that counts is the
+//! opener, after code spans open or closed before it.
 //!
 //! The scanner reads a line's context from the text before it only, one pass, so that a
 //! streamed reply decides as the whole one; pulldown-cmark needs the whole document. Where the
@@ -21,6 +24,24 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 
 /// The call placed on the line under test (one line, so it starts and ends there).
 const CALL: &str = "<invoke name=\"x\"><parameter name=\"a\">1</parameter></invoke>";
+
+/// A DSML block on one line, whose opener may follow prose on its line.
+const DSML_CALL: &str = "<|DSML|tool_calls> <|DSML|invoke name=\"x\"> <|DSML|parameter \
+                         name=\"a\" string=\"true\">1</|DSML|parameter> </|DSML|invoke> \
+                         </|DSML|tool_calls>";
+
+/// Prose before a DSML block on its line: plain, a closed code span, spans that open.
+const BEFORE_DSML: &[&str] = &[
+    "Let me check. ",
+    "Running `ls` first. ",
+    "An open ` span ",
+    "Two ``ticks ",
+    "> Quoted. ",
+    "- An item: ",
+    "<pre>x</pre> ",
+    "<!-- note --> ",
+    "<?php x ?> ",
+];
 
 /// Lines the documents are made of: prose with and without code spans, block quotes, list
 /// items, fences of every kind and indent, indented code, raw-text HTML, blank lines.
@@ -79,29 +100,34 @@ const LINES: &[&str] = &[
     "</div>",
 ];
 
-/// A generated document with the call on line `at`; its byte offset.
+/// A generated document with the call on one of its lines, and the call's byte offset.
 fn document(rng: &mut Rng) -> (String, usize) {
     let n = 1 + rng.below(8);
     let at = rng.below(n + 1);
     let mut text = String::new();
-    let mut offset = 0;
+    let mut call_at = 0;
     for i in 0..=n {
         if i == at {
-            offset = text.len();
             let indent = rng.pick(&["", "", "", " ", "  ", "   "]);
             text.push_str(indent);
-            text.push_str(CALL);
+            if rng.chance(50) {
+                text.push_str(rng.pick(BEFORE_DSML));
+                call_at = text.len();
+                text.push_str(DSML_CALL);
+            } else {
+                call_at = text.len();
+                text.push_str(CALL);
+            }
         } else {
             text.push_str(rng.pick(LINES));
         }
         text.push('\n');
     }
-    (text, offset)
+    (text, call_at)
 }
 
-/// Whether CommonMark reads the line starting at `line` as code, raw HTML or a block quote.
-fn commonmark_quotes(text: &str, line: usize) -> Option<&'static str> {
-    let call_at = line + text[line..].find('<').unwrap_or(0);
+/// Whether CommonMark reads the call at `call_at` as code, raw HTML or a block quote.
+fn commonmark_quotes(text: &str, call_at: usize) -> Option<&'static str> {
     let mut quoted = None;
     for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
         let holds = |r: &Range<usize>| r.start <= call_at && call_at < r.end;
@@ -114,7 +140,9 @@ fn commonmark_quotes(text: &str, line: usize) -> Option<&'static str> {
             Event::Code(_) if holds(&range) => quoted = Some("code span"),
             Event::Start(Tag::BlockQuote(_)) if holds(&range) => quoted = Some("block quote"),
             Event::Start(Tag::HtmlBlock)
-                if holds(&range) && range.start < line && raw_html_start(&text[range.clone()]) =>
+                if holds(&range)
+                    && range.start < call_at
+                    && raw_html_start(&text[range.clone()]) =>
             {
                 quoted = Some("raw html");
             }
@@ -141,12 +169,9 @@ fn raw_html_start(block: &str) -> bool {
         || head.starts_with("<!") && head.as_bytes().get(2).is_some_and(u8::is_ascii_alphabetic)
 }
 
-/// Whether the scanner reads the call on the line at `line` as the reply's first call.
-fn scanner_runs(text: &str, line: usize) -> bool {
-    match find_first_call(text) {
-        Found::Call(c) => c.start >= line && c.start < line + CALL.len() + 4,
-        _ => false,
-    }
+/// Whether the scanner reads the call at `call_at` as the reply's first call.
+fn scanner_runs(text: &str, call_at: usize) -> bool {
+    matches!(find_first_call(text), Found::Call(c) if c.start == call_at)
 }
 
 #[test]
@@ -162,9 +187,9 @@ fn the_scanner_quotes_every_line_commonmark_quotes() {
     let mut rng = Rng::new(seed);
     let (mut code, mut stricter, mut live) = (0, 0, 0);
     for _ in 0..cases {
-        let (text, line) = document(&mut rng);
-        let runs = scanner_runs(&text, line);
-        match commonmark_quotes(&text, line) {
+        let (text, call_at) = document(&mut rng);
+        let runs = scanner_runs(&text, call_at);
+        match commonmark_quotes(&text, call_at) {
             Some(what) => {
                 code += 1;
                 assert!(

@@ -84,6 +84,15 @@ fn check_streaming(text: &str, batch: &Found<'_>, cuts: &[usize]) -> Option<usiz
     let mut early = None;
     for &cut in cuts {
         let partial = sc.advance(&text[..cut]);
+        // What a host may pass on as it arrives is never more than the call's prose.
+        if let Found::Call(c) = batch {
+            let settled = sc.settled(&text[..cut]);
+            assert!(
+                settled <= c.prose_end,
+                "settled {settled} past the prose end {} at cut {cut}",
+                c.prose_end
+            );
+        }
         if let Found::Call(c) = &partial {
             // An early answer must be the final answer.
             assert_eq!(&partial, batch, "early call differs at cut {cut}");

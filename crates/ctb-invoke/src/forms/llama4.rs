@@ -92,8 +92,9 @@ impl Llama4 {
                     spans.json = Some(value);
                     None
                 }
-                Member::Type => (&text[value.clone()] != FUNCTION_TYPE)
-                    .then_some(Step::Failed(value.start)),
+                Member::Type => {
+                    (&text[value.clone()] != FUNCTION_TYPE).then_some(Step::Failed(value.start))
+                }
                 Member::Name => {
                     let name = value.start + 1..value.end - 1;
                     let raw = &text[name.clone()];
