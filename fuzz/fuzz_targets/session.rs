@@ -15,16 +15,11 @@ use ctb_invoke::{Found, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 use libfuzzer_sys::fuzz_target;
 
-const MODELS: [&str; 8] = [
-    "anthropic/claude-sonnet-5-5",
-    "openrouter/minimax/minimax-m2.5",
-    "openrouter/deepseek/deepseek-v3.2",
-    "openrouter/qwen/qwen3-coder",
-    "openrouter/z-ai/glm-4.7",
-    "openrouter/moonshotai/kimi-k2",
-    "openrouter/openai/gpt-oss-120b",
-    "openrouter/x-ai/grok-code-fast-1",
-];
+/// A model of every family: its first name pattern is a name the family claims.
+fn model(pick: u8) -> &'static str {
+    let families = &ctb_invoke::registry::FAMILIES;
+    families[pick as usize % families.len()].patterns[0]
+}
 
 const FINISH: [FinishReason; 4] = [
     FinishReason::Stop,
@@ -54,8 +49,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(&data[9..]) else {
         return;
     };
-    let model = MODELS[data[8] as usize % MODELS.len()];
-    let finish = FINISH[(data[8] as usize / MODELS.len()) % FINISH.len()];
+    let model = model(data[8] & 0x7f);
+    let families = ctb_invoke::registry::FAMILIES.len();
+    let finish = FINISH[((data[8] & 0x7f) as usize / families) % FINISH.len()];
     let echoes = (data[8] & 0x80 != 0).then(|| {
         let mut half = text.len() / 2;
         while !text.is_char_boundary(half) {

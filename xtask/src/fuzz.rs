@@ -131,6 +131,22 @@ fn seeds() -> Result<Vec<(String, Vec<u8>)>, String> {
         "json",
         false,
     )?;
+    // The 2026 bodies' samples: each case's `text "..."` line, a JSON string literal.
+    let forms = r.join("crates/ctb-invoke/tests/data/forms");
+    for path in ctb_testkit::files_with_extension(&forms, "txt")? {
+        let data =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let stem = ctb_testkit::stem(&path);
+        for (n, line) in data
+            .lines()
+            .filter_map(|l| l.strip_prefix("text "))
+            .enumerate()
+        {
+            if let Ok(text) = serde_json::from_str::<String>(line) {
+                seeds.push((format!("seed-forms-{stem}-{n}"), text.into_bytes()));
+            }
+        }
+    }
     Ok(seeds)
 }
 
