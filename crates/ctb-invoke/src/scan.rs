@@ -141,8 +141,6 @@ struct Breaks {
     /// byte is looked at).
     firsts: [u8; 3],
     n: usize,
-    /// A byte, besides `<` and `:`, that a line holding a token holds (Mistral's `[`).
-    line_byte: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -204,7 +202,6 @@ impl Breaks {
             any: false,
             firsts: [0; 3],
             n: 0,
-            line_byte: b'<',
         };
         for t in this.iter() {
             this.any = true;
@@ -214,11 +211,6 @@ impl Breaks {
                     this.firsts[this.n] = first;
                 }
                 this.n += 1;
-            }
-            if let BreakKind::Glued(token) = t.kind {
-                if !token.contains(['<', ':']) {
-                    this.line_byte = first;
-                }
             }
         }
         this
@@ -279,8 +271,8 @@ struct TagBytes {
 }
 
 impl TagBytes {
-    /// Whether `b[start..end]` holds no `<`, `:` or `extra`.
-    fn none_in(&mut self, b: &[u8], start: usize, end: usize, extra: u8) -> bool {
+    /// Whether `b[start..end]` holds none of the bytes a mention starts with.
+    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
         if start < self.lo || (self.hit && self.hi < start) {
             *self = Self {
                 lo: start,
@@ -289,7 +281,7 @@ impl TagBytes {
             };
         }
         if !self.hit && self.hi < end {
-            match memchr::memchr3(b'<', b':', extra, &b[self.hi..]) {
+            match mention_bytes().find(&b[self.hi..]) {
                 Some(off) => {
                     self.hi += off;
                     self.hit = true;
@@ -299,6 +291,54 @@ impl TagBytes {
         }
         self.hi >= end
     }
+}
+
+/// The bytes that start what [`mentions_call`] looks for: `<`, `:` and the first byte of every
+/// family's literal glued opener that does not start with `<` (Mistral's `[`). Every form's,
+/// not only the forms read: a mention of any family's call counts, so a line without these
+/// bytes is plain for every model.
+struct MentionBytes {
+    /// Besides `<` and `:`.
+    extra: Vec<u8>,
+}
+
+impl MentionBytes {
+    /// The offset of the first such byte in `hay`.
+    fn find(&self, hay: &[u8]) -> Option<usize> {
+        match self.extra[..] {
+            [] => memchr::memchr2(b'<', b':', hay),
+            [x] => memchr::memchr3(b'<', b':', x, hay),
+            _ => hay
+                .iter()
+                .position(|c| matches!(c, b'<' | b':') || self.extra.contains(c)),
+        }
+    }
+}
+
+fn mention_bytes() -> &'static MentionBytes {
+    static BYTES: std::sync::OnceLock<MentionBytes> = std::sync::OnceLock::new();
+    BYTES.get_or_init(|| {
+        let mut extra = Vec::new();
+        for token in glued_literals() {
+            let first = token.as_bytes()[0];
+            if first != b':' && !extra.contains(&first) {
+                extra.push(first);
+            }
+        }
+        MentionBytes { extra }
+    })
+}
+
+/// Every family's literal glued openers that do not start with `<` (those that do are found
+/// from their `<`).
+fn glued_literals() -> impl Iterator<Item = &'static str> {
+    registry::FORMS
+        .iter()
+        .flat_map(|r| r.glued)
+        .filter_map(|o| match o {
+            Opener::Literal(t) if !t.starts_with('<') => Some(*t),
+            _ => None,
+        })
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -721,7 +761,7 @@ impl Scanner {
         first != Some(&0xEF)
             && self
                 .tag_bytes
-                .none_in(text.as_bytes(), self.line, eol, self.breaks.line_byte)
+                .none_in(text.as_bytes(), self.line, eol)
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
@@ -822,14 +862,7 @@ fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> 
 /// or a family's start token. Looks only at the line's `<` and `:` bytes.
 fn mentions_call(line: &str) -> bool {
     let b = line.as_bytes();
-    let glued = registry::FORMS
-        .iter()
-        .flat_map(|r| r.glued)
-        .filter_map(|o| match o {
-            Opener::Literal(t) if !t.starts_with('<') => Some(t),
-            _ => None,
-        })
-        .any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
+    let glued = glued_literals().any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
     glued
         || memchr::memchr2_iter(b'<', b':', b).any(|at| {
             let rest = &b[at + 1..];
