@@ -199,6 +199,15 @@ fn all_breaks() -> &'static [Break] {
 
 impl Breaks {
     fn of(forms: Forms) -> Self {
+        // Every form, the default, is worked out once.
+        static ALL: std::sync::OnceLock<Breaks> = std::sync::OnceLock::new();
+        if forms == Forms::ALL {
+            return *ALL.get_or_init(|| Self::of_forms(Forms::ALL));
+        }
+        Self::of_forms(forms)
+    }
+
+    fn of_forms(forms: Forms) -> Self {
         let mut this = Self {
             forms,
             any: false,
@@ -821,15 +830,21 @@ fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> 
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
 /// or a family's start token. Looks only at the line's `<` and `:` bytes.
 fn mentions_call(line: &str) -> bool {
+    // The searchers for the literal glued openers without a `<`, built once.
+    static GLUED: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| {
+            registry::FORMS
+                .iter()
+                .flat_map(|r| r.glued)
+                .filter_map(|o| match o {
+                    Opener::Literal(t) if !t.starts_with('<') => Some(t),
+                    _ => None,
+                })
+                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                .collect()
+        });
     let b = line.as_bytes();
-    let glued = registry::FORMS
-        .iter()
-        .flat_map(|r| r.glued)
-        .filter_map(|o| match o {
-            Opener::Literal(t) if !t.starts_with('<') => Some(t),
-            _ => None,
-        })
-        .any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
+    let glued = GLUED.iter().any(|f| f.find(b).is_some());
     glued
         || memchr::memchr2_iter(b'<', b':', b).any(|at| {
             let rest = &b[at + 1..];
