@@ -125,6 +125,9 @@ pub struct Scanner {
     breaks: Breaks,
     /// The search for them in the current line, when it is in the reply's own voice.
     watch: Option<Watch>,
+    /// The start of the line that ends just before `line`, when it was read as one line (its
+    /// line break found, none before it): the structure need not search for that break again.
+    line_before: Option<usize>,
 }
 
 /// The tokens of the forms read that start a call inside a line: glued openers (the call
@@ -512,7 +515,8 @@ impl Scanner {
             }
             if self.kind == LineKind::Fresh {
                 // Where the line stands depends on every line before it.
-                self.structure.catch_up(b, self.line, &mut self.meter);
+                self.structure
+                    .catch_up(b, self.line, self.line_before, &mut self.meter);
             }
             if self.eol.is_none() {
                 let from = self.eol_from;
@@ -532,7 +536,9 @@ impl Scanner {
                     // Charged as classifying it and reading it as an ordinary line are.
                     let line = &text[self.line..eol];
                     self.meter.work += head_work(line) + line.len();
+                    let before = self.line;
                     self.next_line(eol + 1);
+                    self.line_before = Some(before);
                     continue;
                 }
             }
@@ -576,7 +582,9 @@ impl Scanner {
                     }
                 }
             }
+            let before = self.eol.map(|_| self.line);
             self.next_line(line_end + 1);
+            self.line_before = before;
         }
     }
 
@@ -680,6 +688,7 @@ impl Scanner {
     }
 
     fn next_line(&mut self, start: usize) {
+        self.line_before = None;
         self.watch = None;
         self.line = start;
         self.eol = None;
