@@ -44,6 +44,21 @@ pub(crate) struct Structure {
     ahead: Ahead,
 }
 
+/// The bytes a line of an open paragraph may start with (after its indent) for the line to
+/// change nothing: every byte but `\r` (a blank line's) and those that start a block or inline
+/// reading (`` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`, `{`). See
+/// [`Structure::continues_paragraph`].
+const STARTS_NO_BLOCK: [bool; 256] = {
+    let mut table = [true; 256];
+    let special = b"\r`~-*+0123456789>#<_{";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
+
 /// Finds the `` ` ``, `<` and `{` bytes of a growing text ahead of the lines read, so that a
 /// line of an open paragraph without them is known to change nothing without being read
 /// ([`Structure::continues_paragraph`]).
@@ -60,6 +75,7 @@ struct Ahead {
 
 impl Ahead {
     /// Whether `b[start..end]` holds no `` ` ``, `<` or `{`.
+    #[inline]
     fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
         if start < self.lo || (self.hit && self.hi < start) {
             *self = Self {
@@ -237,21 +253,38 @@ impl Structure {
                     None => to - 1,
                 }
             };
-            let at_line_start = !self.mid_line;
-            if at_line_start && self.continues_paragraph(b, start, eol) {
-                // Read, it would change nothing: charged as reading it is.
-                meter.read(start, eol.min(b.len()) + 1);
-            } else {
+            if !self.pass_line(b, start, eol, meter) {
+                let at_line_start = !self.mid_line;
                 self.line(b, start, eol, at_line_start, meter);
                 if self.mode == Mode::BlockTail {
                     // The block ended with its line.
                     self.mode = Mode::Prose;
                     self.para = Para::default();
                 }
+                self.done = eol + 1;
+                self.mid_line = false;
             }
-            self.done = eol + 1;
-            self.mid_line = false;
         }
+    }
+
+    /// Passes over the line `b[start..eol]` (`eol` its break, or the byte before the offset
+    /// read up to), the next one to read from its start, when reading it would change nothing
+    /// ([`Self::continues_paragraph`]): charged as reading it is. `false`, and nothing read,
+    /// otherwise.
+    #[inline]
+    pub(crate) fn pass_line(
+        &mut self,
+        b: &[u8],
+        start: usize,
+        eol: usize,
+        meter: &mut Meter,
+    ) -> bool {
+        if self.done != start || self.mid_line || !self.continues_paragraph(b, start, eol) {
+            return false;
+        }
+        meter.read(start, eol.min(b.len()) + 1);
+        self.done = eol + 1;
+        true
     }
 
     /// Whether reading the line `b[start..eol]` from its start would leave everything as it is:
@@ -262,6 +295,7 @@ impl Structure {
     /// a line is one more line of the paragraph ([`Self::prose_line_start`] keeps the paragraph
     /// open and touches nothing else when no block starts and the paragraph is open; [`Self::inline`]
     /// finds nothing), so it is passed over: most lines of prose are.
+    #[inline]
     fn continues_paragraph(&mut self, b: &[u8], start: usize, eol: usize) -> bool {
         if self.mode != Mode::Prose || !self.para.open {
             return false;
@@ -270,14 +304,7 @@ impl Structure {
         let Some(&first) = b[start..end].iter().find(|&&c| c != b' ' && c != b'\t') else {
             return false;
         };
-        if matches!(
-            first,
-            b'\r' | b'`' | b'~' | b'-' | b'*' | b'+' | b'0'
-                ..=b'9' | b'>' | b'#' | b'<' | b'_' | b'{'
-        ) {
-            return false;
-        }
-        self.ahead.none_in(b, start, end)
+        STARTS_NO_BLOCK[usize::from(first)] && self.ahead.none_in(b, start, end)
     }
 
     /// Whether a call may start on the line at the offset read up to: the line is in the
