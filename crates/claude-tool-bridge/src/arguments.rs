@@ -58,7 +58,10 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
         tool: name,
         thoughts: split_thoughts(&reply[..call.prose_end]),
         headline: None,
-        args: Map::new(),
+        args: Map::with_capacity(match &call.args {
+            Args::Params(params) => params.len(),
+            Args::Json(_) => 0,
+        }),
     };
     match &call.args {
         Args::Params(params) => {
@@ -182,11 +185,11 @@ fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
 /// tags of a reasoning block are dropped and its text kept: it is what the model thought.
 fn split_thoughts(prose: &str) -> Vec<String> {
     let stripped;
-    // Every reasoning tag has `think` right after a `<` or a `/`: one search tells whether
-    // any can be there.
+    // Every reasoning tag starts with `<` and has `think` right after a `<` or a `/`: a search
+    // or two tell whether any can be there.
     let b = prose.as_bytes();
-    let tagged =
-        memchr::memmem::find_iter(b, b"think").any(|i| i > 0 && matches!(b[i - 1], b'<' | b'/'));
+    let tagged = memchr::memchr(b'<', b).is_some()
+        && memchr::memmem::find_iter(b, b"think").any(|i| i > 0 && matches!(b[i - 1], b'<' | b'/'));
     let prose = if tagged && REASONING_TAGS.iter().any(|t| prose.contains(t)) {
         let mut s = prose.to_owned();
         for t in REASONING_TAGS {
@@ -197,6 +200,14 @@ fn split_thoughts(prose: &str) -> Vec<String> {
     } else {
         prose
     };
+    // Most prose is one paragraph of lines that each start with a printable ASCII byte: no
+    // line is blank, so the paragraph is the whole prose, found without reading it line by
+    // line (the blank lines, outside fences, are all that split the prose).
+    if every_line_starts_printable(prose.as_bytes()) {
+        let mut out = Vec::with_capacity(1);
+        push_thought(&mut out, prose, Some((0, prose.len())));
+        return out;
+    }
     // Paragraphs are found as spans of the prose and copied once each (a paragraph's lines
     // keep their own line breaks; a carriage return before a line break goes, as `lines`
     // drops it).
@@ -235,6 +246,13 @@ fn split_thoughts(prose: &str) -> Vec<String> {
     out
 }
 
+/// Whether `b` is not empty and each of its lines (the text after each line break, when there
+/// is any) starts with a printable ASCII byte, which no white space is.
+fn every_line_starts_printable(b: &[u8]) -> bool {
+    b.first().is_some_and(u8::is_ascii_graphic)
+        && memchr::memchr_iter(b'\n', b).all(|nl| b.get(nl + 1).is_none_or(u8::is_ascii_graphic))
+}
+
 fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>) {
     let Some((start, end)) = para else {
         return;
@@ -243,7 +261,7 @@ fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>
     if t.is_empty() {
         return;
     }
-    if t.contains('\r') {
+    if memchr::memchr(b'\r', t.as_bytes()).is_some() {
         // Line by line, as `lines` reads them.
         let joined: Vec<&str> = t.lines().collect();
         let joined = joined.join("\n");

@@ -135,9 +135,17 @@ pub fn holds_json_request(text: &str) -> bool {
 /// request, the call at `call` aside: a request may start before the call (its strings may
 /// enclose it) or after it, but not inside it (JSON there is a value's text).
 pub(crate) fn probe_requests(text: &str, call: Range<usize>) -> bool {
-    // Every request has a `tool_name` (or `tool`) key: without the word there is nothing to
-    // parse.
-    if memchr::memmem::find(text.as_bytes(), b"tool").is_none() {
+    // Every request is an object outside the call, and has a `tool_name` (or `tool`) key:
+    // without a `{` there, or without the word, there is nothing to parse.
+    let b = text.as_bytes();
+    let call_start = call.start.min(b.len());
+    let after_call = call.end.clamp(call_start, b.len());
+    if memchr::memchr(b'{', &b[..call_start]).is_none()
+        && memchr::memchr(b'{', &b[after_call..]).is_none()
+    {
+        return false;
+    }
+    if memchr::memmem::find(b, b"tool").is_none() {
         return false;
     }
     let mut probes = 0;

@@ -125,6 +125,12 @@ pub struct Scanner {
     breaks: Breaks,
     /// The search for them in the current line, when it is in the reply's own voice.
     watch: Option<Watch>,
+    /// The start of the line that ends just before `line`, when it was read as one line (its
+    /// line break found, none before it): the structure need not search for that break again.
+    line_before: Option<usize>,
+    /// Tests: plain lines are passed over one by one by the scan's loop only.
+    #[cfg(test)]
+    one_by_one: bool,
 }
 
 /// The tokens of the forms read that start a call inside a line: glued openers (the call
@@ -197,6 +203,15 @@ fn all_breaks() -> &'static [Break] {
 
 impl Breaks {
     fn of(forms: Forms) -> Self {
+        // Every form, the default, is worked out once.
+        static ALL: std::sync::OnceLock<Breaks> = std::sync::OnceLock::new();
+        if forms == Forms::ALL {
+            return *ALL.get_or_init(|| Self::of_forms(Forms::ALL));
+        }
+        Self::of_forms(forms)
+    }
+
+    fn of_forms(forms: Forms) -> Self {
         let mut this = Self {
             forms,
             any: false,
@@ -272,6 +287,7 @@ struct TagBytes {
 
 impl TagBytes {
     /// Whether `b[start..end]` holds none of the bytes a mention starts with.
+    #[inline]
     fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
         if start < self.lo || (self.hit && self.hi < start) {
             *self = Self {
@@ -543,7 +559,8 @@ impl Scanner {
             }
             if self.kind == LineKind::Fresh {
                 // Where the line stands depends on every line before it.
-                self.structure.catch_up(b, self.line, &mut self.meter);
+                self.structure
+                    .catch_up(b, self.line, self.line_before, &mut self.meter);
             }
             if self.eol.is_none() {
                 let from = self.eol_from;
@@ -563,7 +580,10 @@ impl Scanner {
                     // Charged as classifying it and reading it as an ordinary line are.
                     let line = &text[self.line..eol];
                     self.meter.work += head_work(line) + line.len();
+                    let before = self.line;
                     self.next_line(eol + 1);
+                    self.line_before = Some(before);
+                    self.pass_plain_lines(text);
                     continue;
                 }
             }
@@ -607,7 +627,50 @@ impl Scanner {
                     }
                 }
             }
+            let before = self.eol.map(|_| self.line);
             self.next_line(line_end + 1);
+            self.line_before = before;
+        }
+    }
+
+    /// Goes on over the plain lines after the one just passed over, as this loop would one by
+    /// one, as long as each turn of the loop is known to go the same way: the work cap is not
+    /// reached, the text goes on, the structure passes over the line before
+    /// ([`Structure::pass_line`]), and the line's end has arrived and it is plain
+    /// ([`Self::is_plain_line`]). Each line is charged as the loop charges it. Stops at the
+    /// start of a line, where the loop takes over.
+    fn pass_plain_lines(&mut self, text: &str) {
+        #[cfg(test)]
+        if self.one_by_one {
+            return;
+        }
+        let b = text.as_bytes();
+        let cap = budget(text.len());
+        let from = self.line;
+        let mut ends = memchr::memchr_iter(b'\n', b.get(from..).unwrap_or_default());
+        while let Some(before) = self.line_before {
+            let line = self.line;
+            if self.meter.work > cap || line >= text.len() {
+                return;
+            }
+            let Some(eol) = ends.next().map(|off| from + off) else {
+                return;
+            };
+            if !self.is_plain_line(text, eol) {
+                return;
+            }
+            // What the loop does for the line: the structure reads the line before, the
+            // line's end is searched for, and it is passed over.
+            if !self
+                .structure
+                .pass_line(b, before, line - 1, &mut self.meter)
+            {
+                return;
+            }
+            self.meter.work += eol + 1 - line;
+            self.meter.work += head_work_of(&b[line..eol]) + (eol - line);
+            self.next_line(eol + 1);
+            self.line_before = Some(line);
         }
     }
 
@@ -711,6 +774,7 @@ impl Scanner {
     }
 
     fn next_line(&mut self, start: usize) {
+        self.line_before = None;
         self.watch = None;
         self.line = start;
         self.eol = None;
@@ -752,12 +816,13 @@ impl Scanner {
     /// Whether the current line, complete up to `eol`, is plain ordinary text: not the reply's
     /// first line (which may start mid-tag), no DeepSeek name at its start, no `<` or `:` in
     /// it. Classifying such a line finds nothing, so it is passed over.
+    #[inline(always)]
     fn is_plain_line(&mut self, text: &str, eol: usize) -> bool {
         if self.line == 0 {
             return false;
         }
         let line = &text.as_bytes()[self.line..eol];
-        let first = line.get(indent(&text[self.line..eol]));
+        let first = line.get(indent_of(line));
         first != Some(&0xEF)
             && self
                 .tag_bytes
@@ -861,8 +926,15 @@ fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> 
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
 /// or a family's start token. Looks only at the line's `<` and `:` bytes.
 fn mentions_call(line: &str) -> bool {
+    // The searchers for the literal glued openers without a `<`, built once.
+    static GLUED: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| {
+            glued_literals()
+                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                .collect()
+        });
     let b = line.as_bytes();
-    let glued = glued_literals().any(|t| memchr::memmem::find(b, t.as_bytes()).is_some());
+    let glued = GLUED.iter().any(|f| f.find(b).is_some());
     glued
         || memchr::memchr2_iter(b'<', b':', b).any(|at| {
             let rest = &b[at + 1..];
@@ -1044,16 +1116,35 @@ fn finish_call<'a>(text: &'a str, mut c: Call<'a>) -> Call<'a> {
 }
 
 /// The work of classifying `line`: its indent and the first bytes after it.
+#[inline]
 fn head_work(line: &str) -> usize {
-    let indent = indent(line);
-    indent + floor_char_boundary(&line[indent..], LINE_HEAD)
+    head_work_of(line.as_bytes())
+}
+
+/// [`head_work`] of a line's bytes (a whole line of the text, so a character boundary ends it).
+#[inline]
+fn head_work_of(line: &[u8]) -> usize {
+    let indent = indent_of(line);
+    let body = &line[indent..];
+    // The first LINE_HEAD bytes of the body, cut back to a character boundary.
+    let mut head = LINE_HEAD.min(body.len());
+    while head < body.len() && (body[head] as i8) < -0x40 {
+        head -= 1;
+    }
+    indent + head
 }
 
 /// The spaces and tabs that start `line`, up to four (four make it an indented code line).
 fn indent(line: &str) -> usize {
-    line.bytes()
+    indent_of(line.as_bytes())
+}
+
+/// [`indent`] of a line's bytes.
+#[inline]
+fn indent_of(line: &[u8]) -> usize {
+    line.iter()
         .take(4)
-        .take_while(|b| *b == b' ' || *b == b'\t')
+        .take_while(|b| **b == b' ' || **b == b'\t')
         .count()
 }
 
@@ -1063,4 +1154,101 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a scan has done: its answer, the work, the reach and the settled prefix.
+    fn seen(s: &Scanner, text: &str, found: &Found<'_>) -> String {
+        format!(
+            "{found:?} work {} reach {} settled {}",
+            s.work(),
+            s.reach(),
+            s.settled(text)
+        )
+    }
+
+    #[test]
+    fn plain_lines_passed_over_in_a_run_as_one_by_one() {
+        // Mostly prose lines, with the lines that stop a run: block starts, tags, colons,
+        // blank lines, code spans, calls, a line still arriving.
+        let pieces = [
+            "The build finished; next I look at the page.",
+            "More text on the same paragraph",
+            "  indented text",
+            "\ttabbed text",
+            "    four spaces",
+            "",
+            "   ",
+            "- item",
+            "1. item",
+            "> quoted",
+            "```",
+            "a `code` span",
+            "an { brace",
+            "a colon: here",
+            "a [bracket",
+            "<div>",
+            "court",
+            "\u{ff5c}DSML\u{ff5c}x",
+            "é accented",
+            "<invoke name=\"x\">\n<parameter name=\"a\">1</parameter>\n</invoke>",
+        ];
+        let mut rng = ctb_testkit::Rng::new(1818);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..1 + rng.below(12) {
+                let piece = if rng.chance(60) {
+                    pieces[0]
+                } else {
+                    rng.pick(&pieces)
+                };
+                text.push_str(piece);
+                if rng.chance(95) {
+                    text.push('\n');
+                }
+            }
+            let forms = if rng.chance(50) {
+                Forms::ALL
+            } else {
+                Forms::of(&[registry::Form::CLAUDE])
+            };
+            let (mut bulk, mut one) = (Scanner::with_forms(forms), Scanner::with_forms(forms));
+            one.one_by_one = true;
+            // Now and then most of the work allowed is used up already, so that the cap is
+            // reached in the middle of the text.
+            if rng.chance(30) {
+                let used = budget(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
+                (bulk.meter.work, one.meter.work) = (used, used);
+            }
+            // Streamed in random pieces, then finished: the same at every step.
+            let mut end = 0;
+            while end < text.len() {
+                end = (end + 1 + rng.below(40)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                let part = &text[..end];
+                let (a, b) = (bulk.advance(part), one.advance(part));
+                assert_eq!(
+                    seen(&bulk, part, &a),
+                    seen(&one, part, &b),
+                    "{text:?} at {end}"
+                );
+            }
+            let (a, b) = (bulk.finish(&text), one.finish(&text));
+            assert_eq!(seen(&bulk, &text, &a), seen(&one, &text, &b), "{text:?}");
+            // Whole at once.
+            let (mut bulk, mut one) = (Scanner::with_forms(forms), Scanner::with_forms(forms));
+            one.one_by_one = true;
+            if rng.chance(30) {
+                let used = budget(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
+                (bulk.meter.work, one.meter.work) = (used, used);
+            }
+            let (a, b) = (bulk.finish(&text), one.finish(&text));
+            assert_eq!(seen(&bulk, &text, &a), seen(&one, &text, &b), "{text:?}");
+        }
+    }
 }

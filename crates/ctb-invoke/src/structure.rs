@@ -40,6 +40,61 @@ pub(crate) struct Structure {
     mode: Mode,
     para: Para,
     items: Items,
+    /// Where the bytes inline reading acts on are, found ahead of the lines that need them.
+    ahead: Ahead,
+}
+
+/// The bytes a line of an open paragraph may start with (after its indent) for the line to
+/// change nothing: every byte but `\r` (a blank line's) and those that start a block or inline
+/// reading (`` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`, `{`). See
+/// [`Structure::continues_paragraph`].
+const STARTS_NO_BLOCK: [bool; 256] = {
+    let mut table = [true; 256];
+    let special = b"\r`~-*+0123456789>#<_{";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
+
+/// Finds the `` ` ``, `<` and `{` bytes of a growing text ahead of the lines read, so that a
+/// line of an open paragraph without them is known to change nothing without being read
+/// ([`Structure::continues_paragraph`]).
+///
+/// It knows `[lo, hi)`: either the first such byte at or after `lo` is at `hi`, or there is
+/// none before `hi` (when `hit` is false). Lines are asked about in order, so each byte is
+/// searched once; a line asked about before `lo` restarts the search there.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ahead {
+    lo: usize,
+    hi: usize,
+    hit: bool,
+}
+
+impl Ahead {
+    /// Whether `b[start..end]` holds no `` ` ``, `<` or `{`.
+    #[inline]
+    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
+        if start < self.lo || (self.hit && self.hi < start) {
+            *self = Self {
+                lo: start,
+                hi: start,
+                hit: false,
+            };
+        }
+        if !self.hit && self.hi < end {
+            match memchr::memchr3(b'`', b'<', b'{', &b[self.hi..]) {
+                Some(off) => {
+                    self.hi += off;
+                    self.hit = true;
+                }
+                None => self.hi = b.len(),
+            }
+        }
+        self.hi >= end
+    }
 }
 
 /// The list items open at the current line, innermost last: each one's content column.
@@ -176,23 +231,80 @@ struct Region {
 
 impl Structure {
     /// Reads the complete lines of `b` from where it stopped up to `to`, the start of a line.
-    pub(crate) fn catch_up(&mut self, b: &[u8], to: usize, meter: &mut Meter) {
+    /// `line_before`, when known, is the start of the line that ends at `to - 1`, a line break
+    /// with none before it in that line: the break is not searched for again.
+    pub(crate) fn catch_up(
+        &mut self,
+        b: &[u8],
+        to: usize,
+        line_before: Option<usize>,
+        meter: &mut Meter,
+    ) {
         while self.done < to {
             let start = self.done;
-            let eol = match memchr::memchr(b'\n', &b[start..to]) {
-                Some(off) => start + off,
-                None => to - 1,
+            let eol = if line_before == Some(start) {
+                debug_assert!(
+                    b[to - 1] == b'\n' && memchr::memchr(b'\n', &b[start..to - 1]).is_none()
+                );
+                to - 1
+            } else {
+                match memchr::memchr(b'\n', &b[start..to]) {
+                    Some(off) => start + off,
+                    None => to - 1,
+                }
             };
-            let at_line_start = !self.mid_line;
-            self.line(b, start, eol, at_line_start, meter);
-            if self.mode == Mode::BlockTail {
-                // The block ended with its line.
-                self.mode = Mode::Prose;
-                self.para = Para::default();
+            if !self.pass_line(b, start, eol, meter) {
+                let at_line_start = !self.mid_line;
+                self.line(b, start, eol, at_line_start, meter);
+                if self.mode == Mode::BlockTail {
+                    // The block ended with its line.
+                    self.mode = Mode::Prose;
+                    self.para = Para::default();
+                }
+                self.done = eol + 1;
+                self.mid_line = false;
             }
-            self.done = eol + 1;
-            self.mid_line = false;
         }
+    }
+
+    /// Passes over the line `b[start..eol]` (`eol` its break, or the byte before the offset
+    /// read up to), the next one to read from its start, when reading it would change nothing
+    /// ([`Self::continues_paragraph`]): charged as reading it is. `false`, and nothing read,
+    /// otherwise.
+    #[inline]
+    pub(crate) fn pass_line(
+        &mut self,
+        b: &[u8],
+        start: usize,
+        eol: usize,
+        meter: &mut Meter,
+    ) -> bool {
+        if self.done != start || self.mid_line || !self.continues_paragraph(b, start, eol) {
+            return false;
+        }
+        meter.read(start, eol.min(b.len()) + 1);
+        self.done = eol + 1;
+        true
+    }
+
+    /// Whether reading the line `b[start..eol]` from its start would leave everything as it is:
+    /// the reading is in prose with a paragraph open, the line is not blank, its first byte
+    /// after the indent starts no block (no fence, list item, block quote, heading, thematic
+    /// break or HTML: it is none of `` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`,
+    /// `{`), and the line holds no `` ` ``, `<` or `{` for the inline reading to act on. Such
+    /// a line is one more line of the paragraph ([`Self::prose_line_start`] keeps the paragraph
+    /// open and touches nothing else when no block starts and the paragraph is open; [`Self::inline`]
+    /// finds nothing), so it is passed over: most lines of prose are.
+    #[inline]
+    fn continues_paragraph(&mut self, b: &[u8], start: usize, eol: usize) -> bool {
+        if self.mode != Mode::Prose || !self.para.open {
+            return false;
+        }
+        let end = eol.min(b.len());
+        let Some(&first) = b[start..end].iter().find(|&&c| c != b' ' && c != b'\t') else {
+            return false;
+        };
+        STARTS_NO_BLOCK[usize::from(first)] && self.ahead.none_in(b, start, end)
     }
 
     /// Whether a call may start on the line at the offset read up to: the line is in the
@@ -1093,5 +1205,118 @@ fn opens_object(b: &[u8], i: usize, end: usize) -> bool {
     {
         None => true,
         Some(&c) => c == b'"',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Structure::catch_up`] as it was before lines of an open paragraph were passed over:
+    /// every line read, its break searched for.
+    fn read_every_line(s: &mut Structure, b: &[u8], to: usize, meter: &mut Meter) {
+        while s.done < to {
+            let start = s.done;
+            let eol = memchr::memchr(b'\n', &b[start..to]).map_or(to - 1, |off| start + off);
+            let at_line_start = !s.mid_line;
+            s.line(b, start, eol, at_line_start, meter);
+            if s.mode == Mode::BlockTail {
+                s.mode = Mode::Prose;
+                s.para = Para::default();
+            }
+            s.done = eol + 1;
+            s.mid_line = false;
+        }
+    }
+
+    fn state(s: &Structure) -> (usize, bool, Mode, Para, Items) {
+        (s.done, s.mid_line, s.mode, s.para, s.items)
+    }
+
+    #[test]
+    fn lines_passed_over_leave_the_state_as_reading_them_does() {
+        // Line pieces: paragraph text, every block start the reading knows, inline code, raw
+        // HTML, JSON, indents, blank lines and carriage returns.
+        let pieces = [
+            "text",
+            "more text",
+            " ",
+            "  ",
+            "    ",
+            "\t",
+            "```",
+            "~~~",
+            "`",
+            "``",
+            "- ",
+            "* ",
+            "+ ",
+            "1. ",
+            "2) ",
+            "> ",
+            ">",
+            "# ",
+            "## x",
+            "---",
+            "***",
+            "___",
+            "=== ",
+            "<div>",
+            "<pre>",
+            "</pre>",
+            "<!-- ",
+            " -->",
+            "<?x ",
+            "?>",
+            "<code>",
+            "</code>",
+            "<p>",
+            "{",
+            "{\"a\": ",
+            "\"",
+            "}",
+            "]",
+            "\r",
+            "é",
+            "|",
+            "x:",
+            "<x:y/>",
+            "<!DOCTYPE",
+            "_",
+        ];
+        let mut rng = ctb_testkit::Rng::new(18);
+        for _ in 0..30_000 {
+            let lines = 1 + rng.below(8);
+            let mut doc = String::new();
+            for _ in 0..lines {
+                for _ in 0..rng.below(4) {
+                    doc.push_str(rng.pick(&pieces));
+                }
+                doc.push('\n');
+            }
+            let b = doc.as_bytes();
+            let (mut fast, mut slow) = (Structure::default(), Structure::default());
+            let (mut fast_meter, mut slow_meter) = (Meter::default(), Meter::default());
+            let mut line_start = 0;
+            for nl in memchr::memchr_iter(b'\n', b) {
+                // Caught up line by line, the way the scanner does, with and without the
+                // known end of the line before.
+                let to = nl + 1;
+                let hint = rng.chance(50).then_some(line_start);
+                // The text as far as it has arrived (the search ahead resumes as it grows).
+                let arrived = &b[..(to + rng.below(4)).min(b.len())];
+                fast.catch_up(arrived, to, hint, &mut fast_meter);
+                read_every_line(&mut slow, b, to, &mut slow_meter);
+                assert_eq!(state(&fast), state(&slow), "{doc:?} up to {to}");
+                assert_eq!(fast_meter, slow_meter, "{doc:?} up to {to}");
+                assert_eq!(fast.live(), slow.live());
+                line_start = to;
+            }
+            // Caught up at once.
+            let (mut once, mut once_meter) = (Structure::default(), Meter::default());
+            once.catch_up(b, b.len(), None, &mut once_meter);
+            assert_eq!(state(&once), state(&slow), "{doc:?}");
+            assert_eq!(once_meter, slow_meter, "{doc:?}");
+        }
     }
 }

@@ -122,13 +122,22 @@ const CONTROL_ESCAPES: [&str; 32] = [
 ];
 
 /// Appends the escape serde_json writes for a byte JSON text must escape (`"`, `\\`, below
-/// 0x20). The common ones are written as constants, which the compiler copies inline.
-#[inline]
+/// 0x20). The common ones are written as constants, which the compiler copies inline at every
+/// escape; the rarer ones are out of line.
+#[inline(always)]
 fn push_escape(out: &mut String, c: u8) {
     match c {
         b'"' => out.push_str("\\\""),
         b'\\' => out.push_str("\\\\"),
         b'\n' => out.push_str("\\n"),
+        c => push_rare_escape(out, c),
+    }
+}
+
+/// [`push_escape`] for a control character other than a line feed.
+#[inline(never)]
+fn push_rare_escape(out: &mut String, c: u8) {
+    match c {
         b'\t' => out.push_str("\\t"),
         b'\r' => out.push_str("\\r"),
         c => out.push_str(CONTROL_ESCAPES[usize::from(c & 0x1F)]),

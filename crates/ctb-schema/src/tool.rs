@@ -198,6 +198,11 @@ impl Tool {
 
     /// One declared parameter.
     pub fn param(&self, name: &str) -> Option<&Param> {
+        // Names are unique ([`Tool::push_param`]); a few are compared faster than one is
+        // hashed.
+        if self.params.len() <= 8 {
+            return self.params.iter().find(|p| p.name == name);
+        }
         self.index.get(name).and_then(|&i| self.params.get(i))
     }
 
