@@ -823,10 +823,7 @@ impl Scanner {
         }
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent_of(line));
-        first != Some(&0xEF)
-            && self
-                .tag_bytes
-                .none_in(text.as_bytes(), self.line, eol)
+        first != Some(&0xEF) && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
