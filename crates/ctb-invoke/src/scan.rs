@@ -309,10 +309,10 @@ impl TagBytes {
     }
 }
 
-/// The bytes that start what [`mentions_call`] looks for: `<`, `:` and the first byte of every
-/// family's literal glued opener that does not start with `<` (Mistral's `[`). Every form's,
-/// not only the forms read: a mention of any family's call counts, so a line without these
-/// bytes is plain for every model.
+/// Bytes a line holds when [`mentions_call`] finds something in it: `<`, `:` and the first
+/// byte of every family's literal glued opener that holds neither (Mistral's `[`; MiniMax-M3's
+/// marker holds a `<`). Every form's, not only the forms read: a mention of any family's call
+/// counts, so a line without these bytes is plain for every model.
 struct MentionBytes {
     /// Besides `<` and `:`.
     extra: Vec<u8>,
@@ -335,9 +335,9 @@ fn mention_bytes() -> &'static MentionBytes {
     static BYTES: std::sync::OnceLock<MentionBytes> = std::sync::OnceLock::new();
     BYTES.get_or_init(|| {
         let mut extra = Vec::new();
-        for token in glued_literals() {
+        for token in glued_literals().filter(|t| !t.contains(['<', ':'])) {
             let first = token.as_bytes()[0];
-            if first != b':' && !extra.contains(&first) {
+            if !extra.contains(&first) {
                 extra.push(first);
             }
         }
@@ -1165,6 +1165,30 @@ mod tests {
             s.reach(),
             s.settled(text)
         )
+    }
+
+    #[test]
+    fn a_line_without_the_mention_bytes_mentions_no_call() {
+        // The plain-line pass relies on it: every glued opener of every family, and every
+        // opener, holds one of the bytes (or the line is not plain for another reason).
+        let bytes = mention_bytes();
+        for row in &registry::FORMS {
+            for opener in row.glued.iter().chain(row.openers) {
+                if let Opener::Literal(t) = opener {
+                    assert!(bytes.find(t.as_bytes()).is_some(), "{t:?}");
+                    assert!(mentions_call(&format!("see {t} here")), "{t:?}");
+                }
+            }
+        }
+        // One byte besides `<` and `:` keeps the search one vectorised pass (memchr3); a
+        // second one still works, a byte at a time.
+        assert!(bytes.extra.len() <= 1, "{:?}", bytes.extra);
+        assert_eq!(bytes.find(b"plain [x] text: here"), Some(6));
+        let wide = MentionBytes {
+            extra: vec![b'[', b']'],
+        };
+        assert_eq!(wide.find(b"plain ] text"), Some(6));
+        assert_eq!(wide.find(b"plain text"), None);
     }
 
     #[test]
