@@ -33,6 +33,7 @@
 //! assert_eq!(find_first_call(quoted), Found::Nothing(NoCall::Quoted));
 //! ```
 
+mod ahead;
 mod call;
 mod forms;
 mod grammar;

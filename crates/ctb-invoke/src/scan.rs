@@ -1,5 +1,6 @@
 //! Finding where a call starts: line by line, outside code fences, resumable while streaming.
 
+use crate::ahead::Ahead;
 use nom::Parser as _;
 
 use crate::call::Parser;
@@ -119,8 +120,11 @@ pub struct Scanner {
     rescans: usize,
     /// The work cap was reached; nothing more is read.
     exhausted: bool,
-    /// Where the text's `<` and `:` bytes are, found ahead of the lines that need them.
-    tag_bytes: TagBytes,
+    /// Where the bytes a mention needs are ([`mention_bytes`]), found ahead of the lines that
+    /// need them: a complete line without them (most lines of prose) is ordinary text without
+    /// being classified. No call starts there (every start but a DeepSeek name or a fence,
+    /// which show in the line's first byte, holds one) and it quotes no call tag.
+    tag_bytes: Ahead,
     /// The tokens that start a call inside a line, for the forms read.
     breaks: Breaks,
     /// The search for them in the current line, when it is in the reply's own voice.
@@ -267,46 +271,6 @@ struct Watch {
     from: usize,
     /// The line read up to the last token that mattered.
     probe: LineProbe,
-}
-
-/// Finds the `<` and `:` bytes of a growing text ahead of the line scan, so that a complete
-/// line without them (most lines of prose) is known to be ordinary text without being
-/// classified: no call starts there (every start but a DeepSeek name or a fence, which show in
-/// the line's first byte, has a `<` or a `:`) and it quotes no call tag.
-///
-/// It knows `[lo, hi)`: either the first such byte at or after `lo` is at `hi`, or there is
-/// none before `hi` (when `hit` is false). Lines are asked about in order, so each byte is
-/// searched once; a line asked about before `lo` (the scan never goes back, but nothing here
-/// relies on that) restarts the search there.
-#[derive(Debug, Clone, Copy, Default)]
-struct TagBytes {
-    lo: usize,
-    hi: usize,
-    hit: bool,
-}
-
-impl TagBytes {
-    /// Whether `b[start..end]` holds none of the bytes a mention starts with.
-    #[inline]
-    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
-        if start < self.lo || (self.hit && self.hi < start) {
-            *self = Self {
-                lo: start,
-                hi: start,
-                hit: false,
-            };
-        }
-        if !self.hit && self.hi < end {
-            match mention_bytes().find(&b[self.hi..]) {
-                Some(off) => {
-                    self.hi += off;
-                    self.hit = true;
-                }
-                None => self.hi = b.len(),
-            }
-        }
-        self.hi >= end
-    }
 }
 
 /// Bytes a line holds when [`mentions_call`] finds something in it: `<`, `:` and the first
@@ -823,7 +787,10 @@ impl Scanner {
         }
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent_of(line));
-        first != Some(&0xEF) && self.tag_bytes.none_in(text.as_bytes(), self.line, eol)
+        first != Some(&0xEF)
+            && self
+                .tag_bytes
+                .none_in(text.as_bytes(), self.line, eol, |h| mention_bytes().find(h))
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a

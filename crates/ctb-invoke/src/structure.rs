@@ -26,6 +26,7 @@
 //! a quote whose meaning the next byte decides), the line counts as quoted: the safe side. Each
 //! byte is looked at a bounded number of times (charged to the scanner's meter).
 
+use crate::ahead::Ahead;
 use crate::lex::Meter;
 use crate::vocab::{CDATA_OPEN, CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml};
 
@@ -40,7 +41,9 @@ pub(crate) struct Structure {
     mode: Mode,
     para: Para,
     items: Items,
-    /// Where the bytes inline reading acts on are, found ahead of the lines that need them.
+    /// Where the bytes inline reading acts on (`` ` ``, `<`, `{`) are, found ahead of the lines
+    /// that need them: a line of an open paragraph without them changes nothing
+    /// ([`Structure::continues_paragraph`]).
     ahead: Ahead,
 }
 
@@ -58,44 +61,6 @@ const STARTS_NO_BLOCK: [bool; 256] = {
     }
     table
 };
-
-/// Finds the `` ` ``, `<` and `{` bytes of a growing text ahead of the lines read, so that a
-/// line of an open paragraph without them is known to change nothing without being read
-/// ([`Structure::continues_paragraph`]).
-///
-/// It knows `[lo, hi)`: either the first such byte at or after `lo` is at `hi`, or there is
-/// none before `hi` (when `hit` is false). Lines are asked about in order, so each byte is
-/// searched once; a line asked about before `lo` restarts the search there.
-#[derive(Debug, Clone, Copy, Default)]
-struct Ahead {
-    lo: usize,
-    hi: usize,
-    hit: bool,
-}
-
-impl Ahead {
-    /// Whether `b[start..end]` holds no `` ` ``, `<` or `{`.
-    #[inline]
-    fn none_in(&mut self, b: &[u8], start: usize, end: usize) -> bool {
-        if start < self.lo || (self.hit && self.hi < start) {
-            *self = Self {
-                lo: start,
-                hi: start,
-                hit: false,
-            };
-        }
-        if !self.hit && self.hi < end {
-            match memchr::memchr3(b'`', b'<', b'{', &b[self.hi..]) {
-                Some(off) => {
-                    self.hi += off;
-                    self.hit = true;
-                }
-                None => self.hi = b.len(),
-            }
-        }
-        self.hi >= end
-    }
-}
 
 /// The list items open at the current line, innermost last: each one's content column.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -304,7 +269,10 @@ impl Structure {
         let Some(&first) = b[start..end].iter().find(|&&c| c != b' ' && c != b'\t') else {
             return false;
         };
-        STARTS_NO_BLOCK[usize::from(first)] && self.ahead.none_in(b, start, end)
+        STARTS_NO_BLOCK[usize::from(first)]
+            && self
+                .ahead
+                .none_in(b, start, end, |h| memchr::memchr3(b'`', b'<', b'{', h))
     }
 
     /// Whether a call may start on the line at the offset read up to: the line is in the
