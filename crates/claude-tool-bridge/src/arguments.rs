@@ -56,7 +56,7 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
     };
     let mut built = Built {
         tool: name,
-        thoughts: split_thoughts(&reply[..call.prose_end]),
+        thoughts: split_thoughts(&call.form.unframe(&reply[..call.prose_end])),
         headline: None,
         args: Map::with_capacity(match &call.args {
             Args::Params(params) => params.len(),

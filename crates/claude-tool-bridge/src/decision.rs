@@ -124,7 +124,9 @@ pub struct Decision {
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "form_code")]
     pub form: Option<Form>,
     /// For a translation: the text before the call as written (a residue word and the white
-    /// space before the call excluded), for hosts that show it beside the call.
+    /// space before the call excluded), for hosts that show it beside the call. A form's
+    /// framing tokens (gpt-oss's channel headers, say) stay, so that text a host released as
+    /// it arrived is always the start of it; [`Form::unframe`] gives the words alone.
     #[serde(skip)]
     pub prose: Option<String>,
 }

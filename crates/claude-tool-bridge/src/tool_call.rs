@@ -27,7 +27,8 @@ pub struct ToolCall {
     /// JSON form's own typing, says otherwise). `thoughts` and `headline` written as
     /// arguments of a tool that does not declare them are not included.
     pub arguments: Map<String, Value>,
-    /// The text before the call as written (a residue word and trailing white space excluded).
+    /// The text before the call as written (a residue word and trailing white space excluded;
+    /// a form's framing tokens stay: [`Form::unframe`] gives the words alone).
     pub prose: String,
     /// The call's bytes in the reply (a wrapper's closing tag, if any, is after it).
     pub span: Range<usize>,

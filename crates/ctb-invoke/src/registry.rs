@@ -315,6 +315,9 @@ pub struct FormRow {
     /// to the prose before them (Mistral's `[TOOL_CALLS]`, DeepSeek V4's block opener after
     /// `Let me check. `).
     pub glued: &'static [Opener],
+    /// Tokens that frame the reply's own text in this form (channel and message markers): not
+    /// the model's words, so the prose before a call drops them ([`Form::unframe`]).
+    pub framing: &'static [&'static str],
     pub(crate) engine: Engine,
 }
 
@@ -544,6 +547,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -556,6 +560,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -577,6 +582,7 @@ pub static FORMS: [FormRow; 17] = [
             Opener::Prefixed(&dsml::SENTINELS, dsml::BLOCKS[1]),
             Opener::Prefixed(&dsml::SENTINELS, dsml::BLOCKS[2]),
         ],
+        framing: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -592,6 +598,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -605,6 +612,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Xml,
     },
     FormRow {
@@ -620,6 +628,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::OneLineBreak,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::KeyValue(&QWEN3_CODER),
     },
     FormRow {
@@ -632,6 +641,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::KeyValue(&GLM),
     },
     FormRow {
@@ -644,6 +654,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -659,6 +670,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -674,6 +686,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[],
         glued: &[],
+        framing: &[],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -689,6 +702,14 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[harmony::END, harmony::CALL, harmony::RETURN],
         glued: &[],
+        framing: &[
+            vocab::harmony::ASSISTANT_START,
+            vocab::harmony::ANALYSIS_HEADER,
+            vocab::harmony::FINAL_HEADER,
+            vocab::harmony::COMMENTARY_HEADER,
+            vocab::harmony::END,
+            vocab::harmony::RETURN,
+        ],
         engine: Engine::Tokens,
     },
     FormRow {
@@ -702,6 +723,12 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[vocab::kimi_k3::THINK_CLOSE, vocab::kimi_k3::RESPONSE_CLOSE],
         glued: &[],
+        framing: &[
+            vocab::kimi_k3::THINK_OPEN,
+            vocab::kimi_k3::THINK_CLOSE,
+            vocab::kimi_k3::RESPONSE_OPEN,
+            vocab::kimi_k3::RESPONSE_CLOSE,
+        ],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(xtml::Xtml::new(at)),
             ends: &[vocab::kimi_k3::CALL_CLOSE, vocab::kimi_k3::TOOLS_CLOSE],
@@ -717,6 +744,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[Opener::Literal(vocab::minimax_m3::CALL_START)],
+        framing: &[],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(minimax_m3::MiniMaxM3::new(at)),
             ends: &[vocab::minimax_m3::CALL_END],
@@ -732,6 +760,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::AsWritten,
         boundaries: &[],
         glued: &[Opener::Literal(vocab::gemma::CALL_OPEN)],
+        framing: &[],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(gemma::Gemma::new(at)),
             ends: &[vocab::gemma::CALL_CLOSE],
@@ -747,6 +776,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[],
         glued: &[Opener::Literal(vocab::mistral::TOOL_CALLS)],
+        framing: &[],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(mistral::Mistral::new(at)),
             ends: &[],
@@ -765,6 +795,11 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
         glued: &[Opener::Literal(vocab::inkling::MESSAGE_MODEL)],
+        framing: &[
+            vocab::inkling::MESSAGE_MODEL,
+            vocab::inkling::CONTENT_TEXT,
+            vocab::inkling::END_MESSAGE,
+        ],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(inkling::Inkling::new(at)),
             ends: &[vocab::inkling::END_MESSAGE, vocab::inkling::END_SAMPLING],
@@ -780,6 +815,7 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         boundaries: &[],
         glued: &[Opener::Literal(vocab::llama4::PYTHON_START)],
+        framing: &[],
         engine: Engine::Body(BodyEngine {
             new: |at| Box::new(llama4::Llama4::new(at)),
             ends: &[vocab::llama4::PYTHON_END],
@@ -818,6 +854,47 @@ impl Family {
 }
 
 impl Form {
+    /// `prose` (the text before a call in this form) without the form's framing tokens
+    /// ([`FormRow::framing`]): the pieces between them, each trimmed, the empty ones left out,
+    /// joined by blank lines. Unchanged when it holds none. One search per token.
+    ///
+    /// ```
+    /// use ctb_invoke::registry::Form;
+    ///
+    /// let prose = "<|message_model|><|content_text|>Checking the disk.<|end_message|>";
+    /// assert_eq!(Form::INKLING.unframe(prose), "Checking the disk.");
+    /// assert_eq!(Form::CLAUDE.unframe("Let me look."), "Let me look.");
+    /// ```
+    pub fn unframe(self, prose: &str) -> std::borrow::Cow<'_, str> {
+        let tokens = self.row().framing;
+        let b = prose.as_bytes();
+        let mut cuts: Vec<(usize, usize)> = Vec::new();
+        for t in tokens {
+            cuts.extend(memchr::memmem::find_iter(b, t.as_bytes()).map(|at| (at, at + t.len())));
+        }
+        if cuts.is_empty() {
+            return std::borrow::Cow::Borrowed(prose);
+        }
+        cuts.sort_unstable();
+        let mut out = String::with_capacity(prose.len());
+        let mut from = 0;
+        for (start, end) in cuts.into_iter().chain([(prose.len(), prose.len())]) {
+            if start < from {
+                // Overlaps a token already cut.
+                continue;
+            }
+            let piece = prose[from..start].trim();
+            if !piece.is_empty() {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(piece);
+            }
+            from = end;
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// Every form, in the registry's order.
     pub fn all() -> impl Iterator<Item = Form> {
         FORMS.iter().map(|r| r.form)
@@ -898,6 +975,44 @@ pub fn element_opens(prefix: Option<&str>, local: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unframe_keeps_the_words_between_a_forms_framing_tokens() {
+        let cases = [
+            (
+                Form::HARMONY,
+                "<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>",
+                "Need the weather.",
+            ),
+            (
+                Form::KIMI_XTML,
+                "thinking it over<|close|>think<|sep|><|open|>response<|sep|>answer<|close|>response<|sep|>",
+                "thinking it over\n\nanswer",
+            ),
+            (
+                Form::INKLING,
+                "<|message_model|><|content_text|> I'll check. <|end_message|>",
+                "I'll check.",
+            ),
+            (Form::KIMI_XTML, "<|close|>think<|sep|>", ""),
+            // Another form's tokens, or none, leave the text as it is.
+            (
+                Form::CLAUDE,
+                "<|channel|>analysis<|message|>x",
+                "<|channel|>analysis<|message|>x",
+            ),
+            (Form::HARMONY, "  plain words  ", "  plain words  "),
+        ];
+        for (form, prose, want) in cases {
+            assert_eq!(form.unframe(prose), want, "{form:?} {prose:?}");
+        }
+        // Every framing token is a token of its form's family, never a word of prose.
+        for row in &FORMS {
+            for t in row.framing {
+                assert!(t.starts_with("<|"), "{t:?}");
+            }
+        }
+    }
 
     #[test]
     fn scanners_cross_threads() {

@@ -192,6 +192,14 @@ pub mod harmony {
     pub const CONSTRAIN_JSON: &str = "<|constrain|>json";
     /// The content type of a call's arguments, as the chat template writes it.
     pub const SPACE_JSON: &str = " json";
+    /// Frames the reply's text: an assistant message's start.
+    pub const ASSISTANT_START: &str = "<|start|>assistant";
+    /// Frames the reply's text: the reasoning channel's header.
+    pub const ANALYSIS_HEADER: &str = "<|channel|>analysis<|message|>";
+    /// Frames the reply's text: the answer channel's header.
+    pub const FINAL_HEADER: &str = "<|channel|>final<|message|>";
+    /// Frames the reply's text: a commentary message's header without a recipient (a preamble).
+    pub const COMMENTARY_HEADER: &str = "<|channel|>commentary<|message|>";
 }
 
 /// The namespace of a tool in Kimi's call id (`functions.name:0`) and harmony's recipient
@@ -269,6 +277,10 @@ pub mod kimi_k3 {
     pub const THINK_CLOSE: &str = "<|close|>think<|sep|>";
     /// Ends the response channel; the section may follow it directly.
     pub const RESPONSE_CLOSE: &str = "<|close|>response<|sep|>";
+    /// Opens the thinking channel.
+    pub const THINK_OPEN: &str = "<|open|>think<|sep|>";
+    /// Opens the response channel.
+    pub const RESPONSE_OPEN: &str = "<|open|>response<|sep|>";
     /// Ends one call: the stop string that ends the model right after the first call.
     pub const CALL_CLOSE: &str = "<|close|>call<|sep|>";
     /// Ends the section of calls.
@@ -349,6 +361,8 @@ pub mod inkling {
     pub const END_MESSAGE: &str = "<|end_message|>";
     /// Ends sampling: also ends the block it stands in.
     pub const END_SAMPLING: &str = "<|content_model_end_sampling|>";
+    /// Opens a text block (the model's own words) after the message's header.
+    pub const CONTENT_TEXT: &str = "<|content_text|>";
     /// The payload's member that holds the tool's name.
     pub const NAME_MEMBER: &str = "name";
     /// The payload's member that holds the arguments.
