@@ -25,7 +25,7 @@
 use std::ops::Range;
 
 use super::json::{MAX_DEPTH, check_whole};
-use super::{duplicate, need, ready, ws};
+use super::{duplicate, need, push_json_string, ready, ws};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
 use crate::vocab::gemma::{CALL_CLOSE, HEAD, QUOTE, TURN_END};
@@ -375,34 +375,6 @@ fn bare_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')
 }
 
-/// Appends `s` as a JSON string.
-fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    let mut plain = 0;
-    for (i, c) in s.bytes().enumerate() {
-        let esc = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            c if c < 0x20 => "",
-            _ => continue,
-        };
-        out.push_str(&s[plain..i]);
-        if esc.is_empty() {
-            out.push_str(&format!("\\u{c:04x}"));
-        } else {
-            out.push_str(esc);
-        }
-        plain = i + 1;
-    }
-    out.push_str(&s[plain..]);
-    out.push('"');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,12 +415,5 @@ mod tests {
         super::super::cases::run_soup("<|tool_call>call:f{", &pieces, |at| {
             Box::new(Gemma::new(at))
         });
-    }
-
-    #[test]
-    fn json_strings() {
-        let mut s = String::new();
-        push_json_string(&mut s, "a\"b\\c\nd\u{1}é");
-        assert_eq!(s, r#""a\"b\\c\nd\u0001é""#);
     }
 }
