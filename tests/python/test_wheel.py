@@ -327,6 +327,24 @@ def test_first_call_reads_any_family_with_str_indices():
     assert none.form is None and none.family is None
 
 
+def test_unframe_gives_the_words_of_a_prose_the_form_frames():
+    harmony = (
+        "<|channel|>analysis<|message|>I need to check the weather.<|end|>"
+        "<|start|>assistant<|channel|>commentary to=functions.memory_load <|constrain|>json"
+        '<|message|>{"query": "weather"}<|call|>'
+    )
+    call = ctb.first_call(harmony, ctb.Catalog.agent_zero(), model="gpt-oss-120b")
+    assert call is not None and call["form"] == "harmony"
+    # The prose as written keeps the tokens; unframe gives the words, as the thoughts have them.
+    assert call["prose"] == "<|channel|>analysis<|message|>I need to check the weather.<|end|>"
+    assert ctb.unframe(call["form"], call["prose"]) == "I need to check the weather."
+    decision = ctb.translate(harmony, ctb.Catalog.agent_zero(), model="gpt-oss-120b")
+    assert json.loads(decision.reply)["thoughts"] == ["I need to check the weather."]
+    assert ctb.unframe("claude", "Let me look.") == "Let me look."
+    with pytest.raises(ValueError, match="unknown markup form"):
+        ctb.unframe("no_such_form", "text")
+
+
 # ---------------------------------------------------------------- integers Python cannot read
 
 

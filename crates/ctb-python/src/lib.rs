@@ -640,6 +640,19 @@ fn first_call<'py>(
     })
 }
 
+/// `prose` (the text before a call in the markup form named `form`) without the form's framing
+/// tokens: the words between them, each piece trimmed, joined by blank lines; unchanged when
+/// it holds none. ValueError for a form name the registry does not know.
+#[pyfunction]
+fn unframe(form: &str, prose: &str) -> PyResult<String> {
+    let Some(form) = ctb::Form::from_code(form) else {
+        return Err(PyValueError::new_err(format!(
+            "unknown markup form: {form:?}"
+        )));
+    };
+    Ok(form.unframe(prose).into_owned())
+}
+
 /// The `claude_tool_bridge._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -652,6 +665,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_ECHO_BYTES", ctb::MAX_ECHO_BYTES)?;
     m.add_function(wrap_pyfunction!(translate, m)?)?;
     m.add_function(wrap_pyfunction!(first_call, m)?)?;
+    m.add_function(wrap_pyfunction!(unframe, m)?)?;
     m.add_function(wrap_pyfunction!(json::loads, m)?)?;
     m.add_function(wrap_pyfunction!(json::repair_json, m)?)?;
     m.add("BridgeError", m.py().get_type::<BridgeError>())?;

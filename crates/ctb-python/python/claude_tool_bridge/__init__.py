@@ -25,6 +25,7 @@ from ._native import (
     loads,
     repair_json,
     translate,
+    unframe,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "loads",
     "repair_json",
     "translate",
+    "unframe",
 ]

@@ -163,7 +163,8 @@ class Decision:
     @property
     def prose(self) -> str | None:
         """For a translation: the text before the call as written (the residue word and the
-        white space before the call excluded; may be ""), else None."""
+        white space before the call excluded; may be ""), else None. A form's framing tokens
+        stay (`unframe` drops them), so text released as it arrived is always its start."""
 
 @final
 class Echoes:
@@ -233,6 +234,13 @@ def first_call(
     Zero's request shape (for other harnesses): its form and family, the tool name, the arguments
     typed by the catalog, the prose before it, and `span`, the call's start and end indices
     in `reply`. None when the reply holds no usable call."""
+
+def unframe(form: _Form, prose: str) -> str:
+    """`prose` (the text before a call in the markup form `form`, as `Decision.form` and
+    `first_call` name it) without the form's framing tokens: gpt-oss's channel headers and
+    message ends, Kimi K3's think and response channel tokens, Inkling's text-block tokens.
+    The words between them are kept, each piece trimmed, joined by blank lines; text without
+    them comes back unchanged. Raises ValueError for a form name the bridge does not know."""
 
 def loads(text: str, partial: bool = False) -> Any:
     """The value of `text`, read tolerantly: JSON as language models write it (single quotes,
