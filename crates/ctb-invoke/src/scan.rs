@@ -353,6 +353,14 @@ fn budget(len: usize) -> usize {
     len.saturating_mul(32).saturating_add(1 << 16)
 }
 
+/// Work after which the scan stops: half the [`budget`]. The check comes between steps, and
+/// one step (a candidate's run up to the text's end, its failure, the line it leaves) reads
+/// the text a few times at most, far less than the other half: the work done never passes
+/// the budget. Replies read in the ordinary way use a few bytes of work per byte.
+fn allowance(len: usize) -> usize {
+    budget(len) / 2
+}
+
 impl Scanner {
     /// A scanner at the start of a reply, reading every markup form.
     pub fn new() -> Self {
@@ -456,7 +464,7 @@ impl Scanner {
         }
         let b = text.as_bytes();
         loop {
-            if self.meter.work > budget(text.len()) {
+            if self.meter.work > allowance(text.len()) {
                 return Found::Nothing(NoCall::WorkLimit);
             }
             if let Some(c) = &mut self.candidate {
@@ -478,11 +486,13 @@ impl Scanner {
                             unreachable!("a candidate was run")
                         };
                         self.quoted = true;
-                        self.structure.skip(c.parser.start(), end);
-                        let back = &b[c.line..end];
+                        let start = c.parser.start();
+                        self.structure.skip(start, end);
+                        // From the call's start: its line holds no line break before it (a
+                        // line with many calls in it is not searched from its start each time).
+                        let back = &b[start..end];
                         self.meter.work += back.len();
-                        let line =
-                            memchr::memrchr(b'\n', back).map_or(c.line, |nl| c.line + nl + 1);
+                        let line = memchr::memrchr(b'\n', back).map_or(c.line, |nl| start + nl + 1);
                         self.next_line(line);
                         self.kind = LineKind::Ordinary;
                         continue;
@@ -502,10 +512,12 @@ impl Scanner {
                         };
                         // A candidate that read into later lines before it broke is a malformed
                         // call: what it enclosed is its text, up to the tag that balances its
-                        // opening one.
-                        let own = &b[c.line..c.reach.min(b.len())];
+                        // opening one. Searched from the candidate's start, not its line's: a
+                        // line with many candidates in it is not searched again for each.
+                        let start = c.parser.start().min(c.reach);
+                        let own = &b[start..c.reach.min(b.len())];
                         self.meter.work += own.len();
-                        if memchr::memchr(b'\n', own).is_some_and(|nl| c.line + nl + 1 < c.reach) {
+                        if memchr::memchr(b'\n', own).is_some_and(|nl| start + nl + 1 < c.reach) {
                             if let Some((marker, depth)) =
                                 region_marker(text, c.parser.start(), c.parser.how())
                             {
@@ -513,7 +525,7 @@ impl Scanner {
                             }
                             self.quoted = true;
                         }
-                        self.resume_after_failure(text, c.line, at);
+                        self.resume_after_failure(text, c.line, start, at);
                         continue;
                     }
                 }
@@ -609,7 +621,7 @@ impl Scanner {
             return;
         }
         let b = text.as_bytes();
-        let cap = budget(text.len());
+        let cap = allowance(text.len());
         let from = self.line;
         let mut ends = memchr::memchr_iter(b'\n', b.get(from..).unwrap_or_default());
         while let Some(before) = self.line_before {
@@ -754,25 +766,28 @@ impl Scanner {
     /// tried at most [`MAX_RESCANS`] times in a row; then the scan moves on to the furthest
     /// point a candidate broke at, so no byte is read by more than a bounded number of
     /// candidates.
-    fn resume_after_failure(&mut self, text: &str, own_line: usize, at: usize) {
+    fn resume_after_failure(&mut self, text: &str, own_line: usize, start: usize, at: usize) {
         self.barrier = self.barrier.max(at.min(text.len()));
         if self.rescans < MAX_RESCANS {
             self.kind = LineKind::Ordinary;
             return;
         }
         self.rescans = 0;
-        let back = &text.as_bytes()[own_line..self.barrier];
+        // From the candidate's start: no line break stands between its line's start and it.
+        let from = start.max(own_line).min(self.barrier);
+        let back = &text.as_bytes()[from..self.barrier];
         self.meter.work += back.len();
         match memchr::memrchr(b'\n', back) {
             None => self.kind = LineKind::Ordinary,
             Some(nl) => {
                 // The candidate's own line is complete: like any ordinary line, it may quote a
-                // call tag.
-                let own_end = memchr::memchr(b'\n', back).unwrap_or(nl);
-                if mentions_call(&text[own_line..own_line + own_end]) {
+                // call tag (read once: the scan goes on after it).
+                let own_end = from + memchr::memchr(b'\n', back).unwrap_or(nl);
+                self.meter.work += own_end - own_line;
+                if mentions_call(&text[own_line..own_end]) {
                     self.quoted = true;
                 }
-                self.next_line(own_line + nl + 1);
+                self.next_line(from + nl + 1);
             }
         }
     }
@@ -1208,7 +1223,7 @@ mod tests {
             // Now and then most of the work allowed is used up already, so that the cap is
             // reached in the middle of the text.
             if rng.chance(30) {
-                let used = budget(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
+                let used = allowance(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
                 (bulk.meter.work, one.meter.work) = (used, used);
             }
             // Streamed in random pieces, then finished: the same at every step.
@@ -1232,11 +1247,13 @@ mod tests {
             let (mut bulk, mut one) = (Scanner::with_forms(forms), Scanner::with_forms(forms));
             one.one_by_one = true;
             if rng.chance(30) {
-                let used = budget(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
+                let used = allowance(text.len()).saturating_sub(rng.below(8 * text.len() + 1));
                 (bulk.meter.work, one.meter.work) = (used, used);
             }
             let (a, b) = (bulk.finish(&text), one.finish(&text));
             assert_eq!(seen(&bulk, &text, &a), seen(&one, &text, &b), "{text:?}");
+            // The step that passes the allowance stays within the budget.
+            assert!(bulk.work() <= budget(text.len()), "{text:?}");
         }
     }
 }

@@ -177,3 +177,28 @@ fn a_call_closed_with_spaces_before_the_bracket() {
         }
     }
 }
+
+#[test]
+fn glued_openers_that_fail_in_a_row_on_one_line_are_read_in_linear_work() {
+    // Found by fuzzing (`translate`): one line of Inkling message openers (a glued opener,
+    // so each starts a candidate inside the line), each candidate broken. Each failure
+    // searched its line from the line's start, so the work grew with the square of the
+    // line's length until the cap stopped the scan, a little past the cap.
+    for unit in [
+        "<|message_model|>",
+        "abc <|message_model|>x",
+        "<|message_model|><|content_text|>Bee|><|content_invoke_tool_jso>|>not-sson<|end_message|>",
+        "Sure.[TOOL_CALLS]x",
+        "Ok <|python_start|>[",
+    ] {
+        for k in [100, 1000] {
+            let text = unit.repeat(k);
+            let mut sc = Scanner::new();
+            let found = sc.finish(&text);
+            assert_ne!(found, Found::Nothing(NoCall::WorkLimit), "{unit:?} x{k}");
+            assert_linear(&format!("{unit:?} x{k}"), sc.work(), text.len(), 12);
+            let (_, _, work) = stream(&text, 97);
+            assert_linear(&format!("{unit:?} x{k}, streamed"), work, text.len(), 12);
+        }
+    }
+}
