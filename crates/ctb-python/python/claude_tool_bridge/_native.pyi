@@ -21,6 +21,7 @@ __all__ = [
     "loads",
     "repair_json",
     "translate",
+    "unframe",
 ]
 
 __version__: str
