@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use super::json_scan::Number;
 use crate::lex::{Meter, Poll};
 
 /// Deepest nesting of objects and arrays accepted (one bit of the stack each).
@@ -47,29 +48,9 @@ enum S {
     /// In the hex digits of a `\u` escape.
     Hex { key: bool, left: u8 },
     /// In a number.
-    Num(Num),
+    Num(Number),
     /// In `true`, `false` or `null`: the word and how much of it has been read.
     Word { word: &'static [u8], at: u8 },
-}
-
-/// Where a number is (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Num {
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    Exp,
-    ExpSign,
-    ExpDigits,
-}
-
-impl Num {
-    /// Whether a number may end here.
-    fn complete(self) -> bool {
-        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
-    }
 }
 
 fn is_ws(c: u8) -> bool {
@@ -209,19 +190,7 @@ impl JsonCheck {
                     }
                 }
                 S::Num(n) => {
-                    let next = match (n, c) {
-                        (Num::Minus, b'0') => Some(Num::Zero),
-                        (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-                        (Num::Int, b'0'..=b'9') => Some(Num::Int),
-                        (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-                        (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-                        (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
-                        (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
-                        (Num::Exp | Num::ExpSign | Num::ExpDigits, b'0'..=b'9') => {
-                            Some(Num::ExpDigits)
-                        }
-                        _ => None,
-                    };
+                    let next = n.next(c);
                     match next {
                         Some(n) => {
                             self.state = S::Num(n);
@@ -265,6 +234,10 @@ impl JsonCheck {
 
     /// The first byte of a value, at `at`.
     fn begin(&mut self, c: u8, at: usize) -> Option<Result<usize, usize>> {
+        if let Some(n) = Number::start(c) {
+            self.state = S::Num(n);
+            return None;
+        }
         self.state = match c {
             b'{' | b'[' => {
                 if self.depth >= MAX_DEPTH {
@@ -275,9 +248,6 @@ impl JsonCheck {
                 if c == b'{' { S::KeyOrEnd } else { S::ItemOrEnd }
             }
             b'"' => S::Str { key: false },
-            b'-' => S::Num(Num::Minus),
-            b'0' => S::Num(Num::Zero),
-            b'1'..=b'9' => S::Num(Num::Int),
             b't' => S::Word {
                 word: b"true",
                 at: 1,

@@ -40,7 +40,7 @@ enum Container {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Number {
+pub(super) enum Number {
     /// After `-`.
     Minus,
     /// A leading `0`.
@@ -60,8 +60,18 @@ enum Number {
 }
 
 impl Number {
+    /// The state after a number's first byte `c`, or `None` when no number starts with it.
+    pub(super) fn start(c: u8) -> Option<Number> {
+        match c {
+            b'-' => Some(Number::Minus),
+            b'0' => Some(Number::Zero),
+            b'1'..=b'9' => Some(Number::Int),
+            _ => None,
+        }
+    }
+
     /// The state after `c`, or `None` when `c` does not continue the number.
-    fn next(self, c: u8) -> Option<Number> {
+    pub(super) fn next(self, c: u8) -> Option<Number> {
         use Number::*;
         Some(match (self, c) {
             (Minus, b'0') => Zero,
@@ -77,7 +87,7 @@ impl Number {
     }
 
     /// Whether a number may end in this state.
-    fn complete(self) -> bool {
+    pub(super) fn complete(self) -> bool {
         matches!(
             self,
             Number::Zero | Number::Int | Number::Frac | Number::ExpDigits
@@ -233,13 +243,13 @@ impl JsonScan {
                                 hex: 0,
                             };
                         }
-                        b'-' => self.state = State::Number(Number::Minus),
-                        b'0' => self.state = State::Number(Number::Zero),
-                        b'1'..=b'9' => self.state = State::Number(Number::Int),
                         b't' => self.state = State::Word(b"true", 1),
                         b'f' => self.state = State::Word(b"false", 1),
                         b'n' => self.state = State::Word(b"null", 1),
-                        _ => return Poll::Ready(Event::Invalid(at)),
+                        _ => match Number::start(c) {
+                            Some(n) => self.state = State::Number(n),
+                            None => return Poll::Ready(Event::Invalid(at)),
+                        },
                     }
                     if start {
                         return Poll::Ready(Event::Start(at));
