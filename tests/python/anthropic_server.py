@@ -9,7 +9,9 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from loopback import LoopbackServer
 
 
 @dataclass
@@ -23,30 +25,13 @@ class Served:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-class ReplayServer:
+class ReplayServer(LoopbackServer):
     def __init__(self, replies: list[str], delta_chars: int = 40, delay_s: float = 0.002):
         self.replies = list(replies)
         self.delta_chars = delta_chars
         self.delay_s = delay_s
         self.served: list[Served] = []
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "ReplayServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        super().__init__()
 
     def wait(self, timeout: float = 5.0) -> None:
         for served in self.served:

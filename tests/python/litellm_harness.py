@@ -14,13 +14,14 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from loopback import LoopbackServer
 
 DEFAULT_CHUNK = 16
 
@@ -58,29 +59,14 @@ def case_of(body: dict) -> tuple[str, int]:
     return "", DEFAULT_CHUNK
 
 
-class Upstream:
+class Upstream(LoopbackServer):
+    base_path = "/v1"
+
     def __init__(self, replies: dict[str, str] | None = None, delay_s: float = 0.0):
         self.replies = dict(replies or {})
         self.delay_s = delay_s
         self.requests: list[dict] = []
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> "Upstream":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        super().__init__()
 
     def requests_for(self, case: str) -> list[dict]:
         with self._lock:
