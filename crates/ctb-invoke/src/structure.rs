@@ -219,17 +219,23 @@ impl Structure {
                 }
             };
             if !self.pass_line(b, start, eol, meter) {
-                let at_line_start = !self.mid_line;
-                self.line(b, start, eol, at_line_start, meter);
-                if self.mode == Mode::BlockTail {
-                    // The block ended with its line.
-                    self.mode = Mode::Prose;
-                    self.para = Para::default();
-                }
-                self.done = eol + 1;
-                self.mid_line = false;
+                self.read_line(b, start, eol, meter);
             }
         }
+    }
+
+    /// Reads the line `b[start..eol]` (`eol` its break, or the byte before the offset the text
+    /// is read to) and moves past it.
+    fn read_line(&mut self, b: &[u8], start: usize, eol: usize, meter: &mut Meter) {
+        let at_line_start = !self.mid_line;
+        self.line(b, start, eol, at_line_start, meter);
+        if self.mode == Mode::BlockTail {
+            // The block ended with its line.
+            self.mode = Mode::Prose;
+            self.para = Para::default();
+        }
+        self.done = eol + 1;
+        self.mid_line = false;
     }
 
     /// Passes over the line `b[start..eol]` (`eol` its break, or the byte before the offset
@@ -1186,14 +1192,7 @@ mod tests {
         while s.done < to {
             let start = s.done;
             let eol = memchr::memchr(b'\n', &b[start..to]).map_or(to - 1, |off| start + off);
-            let at_line_start = !s.mid_line;
-            s.line(b, start, eol, at_line_start, meter);
-            if s.mode == Mode::BlockTail {
-                s.mode = Mode::Prose;
-                s.para = Para::default();
-            }
-            s.done = eol + 1;
-            s.mid_line = false;
+            s.read_line(b, start, eol, meter);
         }
     }
 
