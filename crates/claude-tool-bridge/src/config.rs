@@ -256,11 +256,14 @@ impl Config {
     }
 
     /// The markup forms `model`'s replies are read for: its family's own
-    /// ([`Family::forms`]), or every form for a model of no family or with `all_forms`.
+    /// ([`Family::forms`]); every form with `all_forms`; none for a model of no family (a
+    /// model that never leaks a call writes no markup of its own, so any it writes is a
+    /// quotation, from documentation say).
     pub fn forms_for(&self, model: &str) -> ctb_invoke::Forms {
         match self.family_of(model) {
-            Some(family) if !self.all_forms => family.forms(),
-            _ => ctb_invoke::Forms::ALL,
+            _ if self.all_forms => ctb_invoke::Forms::ALL,
+            Some(family) => family.forms(),
+            None => ctb_invoke::Forms::NONE,
         }
     }
 }

@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 
 use ctb_invoke::{Found, NoCall, Scanner};
 
+use crate::Context;
 use crate::request::{probe_requests, strict_request};
 
 /// The most of a reply the bridge reads: a call must be complete within the first
@@ -43,6 +44,8 @@ pub(crate) struct Reading<'a> {
     /// Whether a JSON request surrounds the call (or, without a call, is in the reply),
     /// decided on first use.
     json: OnceCell<bool>,
+    /// The reply ended inside reasoning ([`Scanner::ended_in_reasoning`]).
+    pub(crate) ended_in_reasoning: bool,
 }
 
 impl<'a> Reading<'a> {
@@ -62,6 +65,7 @@ impl<'a> Reading<'a> {
             strict,
             open: None,
             json: OnceCell::new(),
+            ended_in_reasoning: false,
         };
         if reading.exact_request {
             return reading;
@@ -78,7 +82,36 @@ impl<'a> Reading<'a> {
             }
             scanner.finish(window)
         };
+        reading.ended_in_reasoning = scanner.ended_in_reasoning();
         reading
+    }
+
+    /// This reading with the call written as the last thing of a reasoning block, for a family
+    /// whose models mean such a call ([`Context::call_ends_reasoning`]): when the reply holds
+    /// no call of its own voice and ends with a reasoning closer right after a complete call
+    /// (white space between), that call is the reply's. It must be the reasoning's only call
+    /// read in its own voice: a scan that takes reasoning for prose finds it first, and it ends
+    /// where the closer starts. Decided on the whole reply only.
+    pub(crate) fn with_call_ending_reasoning(mut self, context: &Context) -> Self {
+        if !context.call_ends_reasoning()
+            || self.windowed()
+            || self.exact_request
+            || !matches!(self.found, Found::Nothing(NoCall::Quoted))
+        {
+            return self;
+        }
+        let Some(closer) = ctb_invoke::registry::reasoning_closer_ending(self.reply) else {
+            return self;
+        };
+        let inside = &self.reply[..closer];
+        let mut blind = Scanner::with_forms(context.forms).blind_to_reasoning();
+        if let Found::Call(call) = blind.finish(inside) {
+            if inside[call.end..].trim().is_empty() {
+                self.found = Found::Call(call);
+                self.ended_in_reasoning = false;
+            }
+        }
+        self
     }
 
     /// The reading of `reply`, a text the stream stopped at, from what a streaming scanner
@@ -93,6 +126,7 @@ impl<'a> Reading<'a> {
             strict,
             open: None,
             json: OnceCell::new(),
+            ended_in_reasoning: false,
         }
     }
 
@@ -114,6 +148,7 @@ impl<'a> Reading<'a> {
             strict: None,
             open: None,
             json: OnceCell::new(),
+            ended_in_reasoning: scanner.ended_in_reasoning(),
         })
     }
 

@@ -166,10 +166,10 @@ pub struct Session {
     /// Turns every bridge stop stays paused.
     pause_all: u32,
     discards_in_row: u32,
-    /// The last model name seen, whether it is covered, the family whose stops it gets and
-    /// the forms it writes: an agent talks to one model turn after turn, so its name is
-    /// matched against the patterns once.
-    model: Option<(String, bool, Family, Forms)>,
+    /// The last model name seen, whether it is covered and its context (family, forms,
+    /// reasoning): an agent talks to one model turn after turn, so its name is matched against
+    /// the patterns once.
+    model: Option<(String, bool, Context)>,
 }
 
 impl Session {
@@ -212,19 +212,23 @@ impl Session {
         model_stops: &[String],
         echoes: Option<Arc<Echoes>>,
     ) -> TurnPlan {
-        let (covered, family, forms) = match &self.model {
-            Some((name, covered, family, forms)) if name == model => (*covered, *family, *forms),
+        let (covered, mut context) = match &self.model {
+            Some((name, covered, context)) if name == model => (*covered, context.clone()),
             _ => {
                 let covered = self.config.covers(model);
-                let family = self.config.family_of(model).unwrap_or(Family::CLAUDE);
-                let forms = self.config.forms_for(model);
-                self.model = Some((model.to_owned(), covered, family, forms));
-                (covered, family, forms)
+                let context = Context::for_model(&self.config, model);
+                self.model = Some((model.to_owned(), covered, context.clone()));
+                (covered, context)
             }
         };
+        // A model of no family gets Claude's stops, and its end-of-call stop only when its
+        // replies are read for a form at all.
+        let family = context.family.unwrap_or(Family::CLAUDE);
+        let reads = context.forms != Forms::NONE;
         let wanted = if covered {
             StopOptions {
                 end_of_call: self.config.stop_sequence
+                    && reads
                     && self.pause_end_of_call == 0
                     && self.pause_all == 0,
                 loops: self.config.loop_guard && self.pause_all == 0,
@@ -249,7 +253,7 @@ impl Session {
             },
             loops: wanted.loops && family.row().loop_stops.iter().any(|s| has(s)),
         };
-        let context = Context { forms, echoes };
+        context.echoes = echoes;
         self.turn = Some(Turn {
             covered,
             sent,
@@ -447,6 +451,15 @@ impl Session {
                     call_end,
                     ..
                 } = decide_reading(&completed_reading, catalog, &turn.context);
+                // The stop cut a call inside reasoning (or in a reply that started inside
+                // reasoning and showed no closer before it): whether the model meant it, only
+                // the rest of the reply would tell. Asked again without stops.
+                if completed_reading.ended_in_reasoning
+                    && stop_cut_a_call_in_reasoning(&completed, &turn.context)
+                {
+                    self.pause_end_of_call = pause;
+                    return discard(Reason::StoppedWithoutCall, true);
+                }
                 if call_end == Some(completed.len()) {
                     if decision.outcome == Outcome::Translated {
                         return Decision {
@@ -577,6 +590,16 @@ fn read<'a>(turn: &Turn, reply: &'a str) -> Reading<'a> {
         turn.context.scanner()
     };
     Reading::new(reply, scanner, !turn.sent.end_of_call.is_empty())
+        .with_call_ending_reasoning(&turn.context)
+}
+
+/// Whether `completed` (a stopped reply with the stop written again) ends with a call, read
+/// with reasoning marks taken for prose, and text stands before that call: the stop cut a call
+/// that may have been written inside reasoning. (A reply that starts with its call wrote no
+/// reasoning before it.)
+fn stop_cut_a_call_in_reasoning(completed: &str, context: &Context) -> bool {
+    let mut blind = Scanner::with_forms(context.forms).blind_to_reasoning();
+    matches!(blind.finish(completed), Found::Call(call) if call.end == completed.len() && call.prose_end > 0)
 }
 
 /// What the reply's ending says about the stop that ended it (nothing when it ran out of

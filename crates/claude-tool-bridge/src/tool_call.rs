@@ -70,7 +70,7 @@ pub fn first_call_with(
     catalog: &Catalog,
     context: &Context,
 ) -> Result<ToolCall, Reason> {
-    let reading = Reading::new(reply, context.scanner(), false);
+    let reading = Reading::new(reply, context.scanner(), false).with_call_ending_reasoning(context);
     let whole = !reading.windowed();
     let call = match &reading.found {
         Found::Call(call) => call,

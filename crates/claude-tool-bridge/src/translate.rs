@@ -3,7 +3,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use ctb_invoke::{Forms, Found, NoCall, Scanner};
+use ctb_invoke::registry::Reasoning;
+use ctb_invoke::{Family, Forms, Found, NoCall, Scanner};
 
 use crate::arguments::build_request;
 use crate::reading::Reading;
@@ -26,21 +27,45 @@ use crate::{Catalog, Config, Decision, Echoes, Outcome, Reason, render_request};
 /// assert_eq!(translate_with(reply, &Catalog::agent_zero(), &qwen).outcome, Outcome::Translated);
 /// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Context {
     /// The markup forms the reply is read for.
     pub forms: Forms,
     /// What the agent received, when known.
     pub echoes: Option<Arc<Echoes>>,
+    /// The model's family, when its name picks one.
+    pub family: Option<Family>,
+    /// The reasoning the reply starts inside, when the model's chat template opens it in the
+    /// prompt ([`ctb_invoke::registry::FamilyRow::reasoning_in_prompt`]).
+    pub reasoning_in_prompt: Option<Reasoning>,
 }
 
 impl Context {
-    /// The context of a reply by `model` under `config`: the forms its family writes (every
-    /// form when no family's patterns match the name), no echoes.
+    /// The context of a reply by `model` under `config`: the forms its family writes (none
+    /// when no family's patterns match the name, every form with `all_forms`), whether its
+    /// reply starts inside reasoning, no echoes.
     pub fn for_model(config: &Config, model: &str) -> Self {
+        let family = config.family_of(model);
         Self {
             forms: config.forms_for(model),
             echoes: None,
+            family,
+            reasoning_in_prompt: family.and_then(|f| f.reasoning_in_prompt(model)),
         }
+    }
+
+    /// A context that reads `forms`, knows no model and no echoes.
+    pub fn with_forms(forms: Forms) -> Self {
+        Self {
+            forms,
+            ..Self::default()
+        }
+    }
+
+    /// Whether a call written as the last thing of the reasoning, followed only by its closer,
+    /// is meant ([`ctb_invoke::registry::FamilyRow::call_ends_reasoning`]).
+    pub(crate) fn call_ends_reasoning(&self) -> bool {
+        self.family.is_some_and(|f| f.row().call_ends_reasoning)
     }
 
     /// The same context with `echoes`, the texts the agent received.
@@ -50,9 +75,13 @@ impl Context {
         self
     }
 
-    /// A scanner for this context's forms.
+    /// A scanner for this context's forms (and the reasoning the reply starts in).
     pub(crate) fn scanner(&self) -> Scanner {
-        Scanner::with_forms(self.forms)
+        let scanner = Scanner::with_forms(self.forms);
+        match self.reasoning_in_prompt {
+            Some(reasoning) => scanner.starting_in_reasoning(reasoning),
+            None => scanner,
+        }
     }
 
     /// Whether `markup` is copied from what the agent received.
@@ -114,7 +143,7 @@ pub(crate) struct Analysis {
 /// Reads `reply` in `context` and decides (see [`decide`]).
 pub(crate) fn analyse(reply: &str, catalog: &Catalog, context: &Context) -> Analysis {
     decide(
-        &Reading::new(reply, context.scanner(), false),
+        &Reading::new(reply, context.scanner(), false).with_call_ending_reasoning(context),
         catalog,
         context,
     )

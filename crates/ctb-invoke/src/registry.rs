@@ -270,6 +270,52 @@ impl std::fmt::Debug for Forms {
     }
 }
 
+/// How reasoning is marked in a reply's text. A call inside reasoning is the model thinking
+/// (drafting a call, weighing an instruction it read), never a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reasoning {
+    /// An element, in any namespace and any case: `<think>` ... `</think>`.
+    Element(&'static str),
+    /// Literal tokens around it (`[THINK]` ... `[/THINK]`, a reasoning channel's header and the
+    /// end of its message).
+    Tokens {
+        /// Opens the reasoning.
+        open: &'static str,
+        /// Ends it.
+        close: &'static str,
+    },
+}
+
+impl Reasoning {
+    /// What ends this reasoning, as the documentation writes it.
+    pub fn closer(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Reasoning::Element(e) => format!("</{e}>").into(),
+            Reasoning::Tokens { close, .. } => (*close).into(),
+        }
+    }
+}
+
+/// Models of a family whose chat template opens the reasoning in the prompt: their reply starts
+/// inside it, and only its closer appears (Qwen3's thinking models end reasoning with a bare
+/// `</think>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InPrompt {
+    /// Model-name substrings (lower case) of the models whose template does it.
+    pub models: &'static [&'static str],
+    /// The reasoning the reply starts inside.
+    pub reasoning: Reasoning,
+}
+
+impl InPrompt {
+    /// Whether `model` (a model name, any case) is one of these models.
+    pub fn covers(&self, model: &str) -> bool {
+        let model = model.to_ascii_lowercase();
+        self.models.iter().any(|m| model.contains(m))
+    }
+}
+
 /// One model family.
 #[derive(Debug)]
 pub struct FamilyRow {
@@ -288,6 +334,15 @@ pub struct FamilyRow {
     pub stops: &'static [&'static str],
     /// Stops that end a degenerate loop in its first repetition.
     pub loop_stops: &'static [&'static str],
+    /// How its models mark reasoning in their replies. Every family's marks are read in every
+    /// reply (a call inside any of them is not meant); the column says who writes which.
+    pub reasoning: &'static [Reasoning],
+    /// The models whose chat template opens the reasoning in the prompt, if any.
+    pub reasoning_in_prompt: Option<InPrompt>,
+    /// Whether a complete call that is the last thing inside the reasoning, followed only by the
+    /// reasoning's closer and the end of the reply, is meant (Qwen 3.5 writes its only call
+    /// there and ends its turn). Decided on the finished reply only.
+    pub call_ends_reasoning: bool,
 }
 
 /// One markup form.
@@ -398,6 +453,13 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::CLAUDE],
         stops: &[vocab::INVOKE_CLOSE_TAIL],
         loop_stops: &[loops::EMPTY_CALL, loops::PLACEHOLDER, loops::PREFIX_CHAIN],
+        reasoning: &[
+            Reasoning::Element(vocab::reasoning::ELEMENTS[1]),
+            Reasoning::Element(vocab::reasoning::ELEMENTS[2]),
+            Reasoning::Element(vocab::reasoning::ELEMENTS[0]),
+        ],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::MINIMAX,
@@ -407,6 +469,9 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::MINIMAX, Form::MINIMAX_M3, Form::CLAUDE],
         stops: &[vocab::INVOKE_CLOSE_TAIL],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::DEEPSEEK,
@@ -416,6 +481,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::DEEPSEEK_DSML, Form::DEEPSEEK, Form::CLAUDE],
         stops: &[vocab::INVOKE_CLOSE_TAIL, deepseek::CALL_END],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: Some(InPrompt {
+            models: &["r1", "reasoner"],
+            reasoning: Reasoning::Element(vocab::reasoning::ELEMENTS[0]),
+        }),
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::QWEN,
@@ -425,6 +496,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::QWEN3_CODER, Form::HERMES],
         stops: &[qwen::END_OF_FUNCTION, vocab::TOOL_CALL_CLOSE],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: Some(InPrompt {
+            models: &["thinking", "qwq", "qwen3.5", "qwen3.6"],
+            reasoning: Reasoning::Element(vocab::reasoning::ELEMENTS[0]),
+        }),
+        call_ends_reasoning: true,
     },
     FamilyRow {
         family: Family::GLM,
@@ -434,6 +511,9 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::GLM],
         stops: &[vocab::TOOL_CALL_CLOSE],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::KIMI,
@@ -443,6 +523,21 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::KIMI, Form::KIMI_XTML],
         stops: &[kimi::CALL_END, vocab::kimi_k3::CALL_CLOSE],
         loop_stops: &[],
+        reasoning: &[
+            Reasoning::Element(vocab::reasoning::ELEMENTS[0]),
+            Reasoning::Tokens {
+                open: vocab::kimi_k3::THINK_OPEN,
+                close: vocab::kimi_k3::THINK_CLOSE,
+            },
+        ],
+        reasoning_in_prompt: Some(InPrompt {
+            models: &["k3"],
+            reasoning: Reasoning::Tokens {
+                open: vocab::kimi_k3::THINK_OPEN,
+                close: vocab::kimi_k3::THINK_CLOSE,
+            },
+        }),
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::GPT_OSS,
@@ -452,6 +547,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::HARMONY],
         stops: &[harmony::CALL],
         loop_stops: &[],
+        reasoning: &[Reasoning::Tokens {
+            open: harmony::ANALYSIS_HEADER,
+            close: harmony::END,
+        }],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::GROK,
@@ -461,6 +562,9 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::GROK],
         stops: &[grok::CLOSE],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::STEPFUN,
@@ -470,6 +574,9 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::STEP3, Form::CLAUDE],
         stops: &[vocab::INVOKE_CLOSE_TAIL],
         loop_stops: &[],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::GEMMA,
@@ -479,6 +586,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::GEMMA],
         stops: &[vocab::gemma::CALL_CLOSE],
         loop_stops: &[],
+        reasoning: &[Reasoning::Tokens {
+            open: vocab::reasoning::GEMMA_OPEN,
+            close: vocab::reasoning::GEMMA_CLOSE,
+        }],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::MISTRAL,
@@ -496,6 +609,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         // The form has no closing token: the call ends with its JSON value.
         stops: &[],
         loop_stops: &[],
+        reasoning: &[Reasoning::Tokens {
+            open: vocab::reasoning::MISTRAL_OPEN,
+            close: vocab::reasoning::MISTRAL_CLOSE,
+        }],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::INKLING,
@@ -506,6 +625,12 @@ pub static FAMILIES: [FamilyRow; 13] = [
         // `<|end_message|>` ends every block, text included: no stop is safe.
         stops: &[],
         loop_stops: &[],
+        reasoning: &[Reasoning::Tokens {
+            open: vocab::reasoning::INKLING_OPEN,
+            close: vocab::inkling::END_MESSAGE,
+        }],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
     FamilyRow {
         family: Family::LLAMA,
@@ -515,6 +640,9 @@ pub static FAMILIES: [FamilyRow; 13] = [
         forms: &[Form::LLAMA4],
         stops: &[vocab::llama4::PYTHON_END],
         loop_stops: &[],
+        reasoning: &[],
+        reasoning_in_prompt: None,
+        call_ends_reasoning: false,
     },
 ];
 
@@ -844,6 +972,15 @@ impl Family {
         FAMILIES.iter().find(|r| r.code == code).map(|r| r.family)
     }
 
+    /// The reasoning `model`'s reply starts inside, when its chat template opens it in the
+    /// prompt ([`FamilyRow::reasoning_in_prompt`]).
+    pub fn reasoning_in_prompt(self, model: &str) -> Option<Reasoning> {
+        self.row()
+            .reasoning_in_prompt
+            .filter(|p| p.covers(model))
+            .map(|p| p.reasoning)
+    }
+
     /// The forms its models write.
     pub fn forms(self) -> Forms {
         self.row()
@@ -953,6 +1090,51 @@ impl fmt::Display for Form {
 /// Every marker of every form: a text holding one holds call markup of some family.
 pub fn all_markers() -> impl Iterator<Item = &'static str> {
     FORMS.iter().flat_map(|r| r.markers.iter().copied())
+}
+
+/// Where a reasoning closer that ends `text` starts (white space after it allowed): any
+/// family's ([`reasoning_marks`]), an element's closing tag in any namespace and any case.
+pub fn reasoning_closer_ending(text: &str) -> Option<usize> {
+    let trimmed = text.trim_end();
+    for mark in reasoning_marks() {
+        match *mark {
+            Reasoning::Tokens { close, .. } => {
+                if let Some(head) = trimmed.strip_suffix(close) {
+                    return Some(head.len());
+                }
+            }
+            Reasoning::Element(e) => {
+                let Some(body) = trimmed.strip_suffix('>') else {
+                    continue;
+                };
+                let body = body.trim_end();
+                let Some(lt) = body.rfind(vocab::END_TAG) else {
+                    continue;
+                };
+                let name = &body[lt + 2..];
+                let local = name.rsplit(':').next().unwrap_or(name);
+                if local.eq_ignore_ascii_case(e) && name.len() - local.len() <= 64 {
+                    return Some(lt);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Every family's reasoning marks, each once, in the registry's order: every reply is read for
+/// all of them.
+pub fn reasoning_marks() -> &'static [Reasoning] {
+    static MARKS: std::sync::OnceLock<Vec<Reasoning>> = std::sync::OnceLock::new();
+    MARKS.get_or_init(|| {
+        let mut out: Vec<Reasoning> = Vec::new();
+        for mark in FAMILIES.iter().flat_map(|r| r.reasoning) {
+            if !out.contains(mark) {
+                out.push(*mark);
+            }
+        }
+        out
+    })
 }
 
 /// The special tokens a call may start with at a line start (the literal openers).

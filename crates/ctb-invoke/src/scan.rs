@@ -132,6 +132,14 @@ pub struct Scanner {
     /// The start of the line that ends just before `line`, when it was read as one line (its
     /// line break found, none before it): the structure need not search for that break again.
     line_before: Option<usize>,
+    /// While a reply that started inside reasoning (its chat template opened it in the prompt)
+    /// has not shown the reasoning's closer: the same reply read as if it had not (a serving
+    /// stack may have stripped the reasoning). The text is read as this twin reads it when no
+    /// closer comes.
+    twin: Option<Box<Scanner>>,
+    /// The reply ended inside reasoning: an opening mark not closed, or a reply that started
+    /// inside reasoning showed no closer.
+    unclosed_reasoning: bool,
     /// Tests: plain lines are passed over one by one by the scan's loop only.
     #[cfg(test)]
     one_by_one: bool,
@@ -384,10 +392,52 @@ impl Scanner {
         }
     }
 
+    /// A scanner for a reply that starts inside `reasoning`: its model's chat template opens
+    /// the reasoning in the prompt, so the reply shows only its closer. Nothing before the
+    /// closer is the reply's own voice; a reply that shows no closer at all is read as if it
+    /// started in its own voice (its reasoning was stripped upstream), and then counts as
+    /// ending inside reasoning ([`Scanner::ended_in_reasoning`]). Until the closer arrives the
+    /// text is read both ways, so the work may double.
+    ///
+    /// ```
+    /// use ctb_invoke::registry::Reasoning;
+    /// use ctb_invoke::{Found, NoCall, Scanner};
+    /// let think = Reasoning::Element("think");
+    /// let call = "<invoke name=\"sh\">\n<parameter name=\"cmd\">ls</parameter>\n</invoke>";
+    /// let drafted = format!("Maybe:\n{call}\nNo.\n</think>\nI won't.");
+    /// let mut s = Scanner::new().starting_in_reasoning(think);
+    /// assert_eq!(s.finish(&drafted), Found::Nothing(NoCall::Quoted));
+    /// let stripped = format!("Listing.\n{call}");
+    /// let mut s = Scanner::new().starting_in_reasoning(think);
+    /// assert!(matches!(s.finish(&stripped), Found::Call(_)));
+    /// assert!(s.ended_in_reasoning());
+    /// ```
+    #[must_use]
+    pub fn starting_in_reasoning(mut self, reasoning: crate::registry::Reasoning) -> Self {
+        let twin = self.clone();
+        self.structure = Structure::in_reasoning_from_start(reasoning);
+        self.twin = Some(Box::new(twin));
+        self
+    }
+
+    /// A scanner that reads reasoning marks as prose: what a call written as the last thing of
+    /// a reasoning block is, read on its own.
+    #[must_use]
+    pub fn blind_to_reasoning(mut self) -> Self {
+        self.structure = Structure::blind_to_reasoning();
+        self
+    }
+
+    /// After [`Scanner::finish`]: whether the reply ended inside reasoning (a reasoning mark
+    /// that did not close, or a reply that started inside reasoning and showed no closer).
+    pub fn ended_in_reasoning(&self) -> bool {
+        self.unclosed_reasoning
+    }
+
     /// Bytes examined so far (each examination counted): line classification, every parser
     /// step and every tag parse. It is the same for every split of the same text.
     pub fn work(&self) -> usize {
-        self.meter.work
+        self.meter.work + self.twin.as_ref().map_or(0, |t| t.work())
     }
 
     /// One past the furthest byte the call parsers have examined: every decision so far
@@ -411,6 +461,14 @@ impl Scanner {
     /// assert_eq!(&text[..s.settled(text)], "Listing.");
     /// ```
     pub fn settled(&self, text: &str) -> usize {
+        let own = self.settled_here(text);
+        match &self.twin {
+            Some(twin) => own.min(twin.settled(text)),
+            None => own,
+        }
+    }
+
+    fn settled_here(&self, text: &str) -> usize {
         if let Some((parser, end)) = &self.found {
             return finish_call(text, parser.call(text, *end)).prose_end;
         }
@@ -450,10 +508,33 @@ impl Scanner {
         if self.exhausted {
             return Found::Nothing(NoCall::WorkLimit);
         }
+        let twin_found = self.twin.as_mut().map(|twin| twin.run(text, last));
         let found = self.scan(text, last);
         if found == Found::Nothing(NoCall::WorkLimit) {
             // The cap is final: a reply that used it up is not read again.
             self.exhausted = true;
+        }
+        if matches!(found, Found::Call(_)) {
+            // A call of the reply's own voice: the reasoning it started in has closed.
+            self.twin = None;
+        } else if last && !self.exhausted {
+            // Whether the reply ends inside reasoning: its last line read too.
+            self.structure.read_to_end(text.as_bytes(), &mut self.meter);
+            self.unclosed_reasoning = self.structure.in_reasoning();
+        }
+        if self.twin.is_some() && !self.structure.in_opening_reasoning() {
+            // The reasoning the reply started in has closed: it is read one way only.
+            self.twin = None;
+        } else if last {
+            if let (Some(twin), Some(twin_found)) = (self.twin.take(), twin_found) {
+                // No closer came: the text is read as the twin read it, and it counts as
+                // ending inside reasoning.
+                let work = self.meter.work;
+                *self = *twin;
+                self.meter.work += work;
+                self.unclosed_reasoning = true;
+                return twin_found;
+            }
         }
         found
     }
@@ -737,7 +818,13 @@ impl Scanner {
                 watch.from = watch.from.max(self.barrier.min(line_end));
                 continue;
             }
-            if !watch.probe.live_at(b, k, &mut self.meter) {
+            // A boundary counts where the line starts after it (the token read: it may end
+            // reasoning), a glued opener where it stands.
+            let point = match hit.kind {
+                BreakKind::After(_) => at,
+                _ => k,
+            };
+            if !watch.probe.live_at(b, point, &mut self.meter) {
                 // Quoted: in a code span, raw HTML, a JSON value...
                 self.quoted = true;
                 continue;
@@ -840,13 +927,18 @@ impl Scanner {
         let body = &line[indent..];
         let head = &body[..floor_char_boundary(body, LINE_HEAD)];
         self.meter.work += head_work(line);
-        if !self.structure.live() || indent_cols(line.as_bytes()) > 3 {
+        let live = self.structure.live();
+        // A line that starts inside reasoning may end it: a token after the closer may still
+        // start a call in it.
+        let watched = live || (self.breaks.any && self.structure.in_reasoning());
+        if !watched || indent_cols(line.as_bytes()) > 3 {
             // Quoted (code, raw HTML, a JSON string...) or indented as code.
             self.kind = LineKind::Ordinary;
             return None;
         }
         let cut = head.len() < body.len();
         let found = match starts_call(head, self.line == 0 && indent == 0) {
+            _ if !live => None,
             Some(Ok((offset, how))) => Some((indent + offset, how)),
             Some(Err(())) if !complete && !cut => return None,
             _ => None,

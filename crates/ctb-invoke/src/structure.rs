@@ -28,7 +28,11 @@
 
 use crate::ahead::Ahead;
 use crate::lex::Meter;
-use crate::vocab::{CDATA_OPEN, CODE_ELEMENTS, END_TAG, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, dsml};
+use crate::registry::{self, Reasoning};
+use crate::vocab::{
+    CDATA_OPEN, CODE_ELEMENTS, END_TAG, HTML_ELEMENTS, PARAMETER, QUOTE_ELEMENTS,
+    RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, TOOL_NAME_ATTRS, dsml,
+};
 
 /// The context of the lines to come.
 #[derive(Debug, Clone, Default)]
@@ -45,15 +49,23 @@ pub(crate) struct Structure {
     /// that need them: a line of an open paragraph without them changes nothing
     /// ([`Structure::continues_paragraph`]).
     ahead: Ahead,
+    /// Reasoning marks are read as prose (a scan for the call that ends a reasoning block).
+    blind_to_reasoning: bool,
+    /// Reasoning the text is inside, and what ends it. Nothing in it is the reply's own
+    /// voice; the reading of its text goes on as usual (code, raw HTML...), and its closer
+    /// ends it wherever it stands (to the model it is one token).
+    reasoning: Option<RawEnd>,
+    /// The text is still inside the reasoning it started in (opened in the prompt).
+    opening: bool,
 }
 
 /// The bytes a line of an open paragraph may start with (after its indent) for the line to
 /// change nothing: every byte but `\r` (a blank line's) and those that start a block or inline
-/// reading (`` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`, `{`). See
-/// [`Structure::continues_paragraph`].
+/// reading (`` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`, `{`, and `[` and `@` for a
+/// reasoning mark and a diff hunk). See [`Structure::continues_paragraph`].
 const STARTS_NO_BLOCK: [bool; 256] = {
     let mut table = [true; 256];
-    let special = b"\r`~-*+0123456789>#<_{";
+    let special = b"\r`~-*+0123456789>#<_{[@";
     let mut i = 0;
     while i < special.len() {
         table[special[i] as usize] = false;
@@ -111,6 +123,18 @@ enum Mode {
     Region(Region),
     /// A complete call that is not a call (a form the model does not write), up to its end.
     Skip(usize),
+    /// The lines of a unified diff's hunk: each is a line of a file shown, not the reply's.
+    Diff(Diff),
+}
+
+/// A unified diff hunk being read: the lines left of the old and new file (`@@ -a,b +c,d @@`
+/// announces `b` and `d`), or, when the header gives no counts, every line that looks like a
+/// hunk line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Diff {
+    old: u32,
+    new: u32,
+    counted: bool,
 }
 
 /// The paragraph the prose is in.
@@ -166,15 +190,17 @@ struct Json {
     string: Str,
 }
 
+/// Where a JSON value's reading stands. Strings open with any quote Agent Zero's tolerant
+/// reader takes (`"`, `'`, `` ` ``), and only their own quote closes them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Str {
     #[default]
     Out,
-    In,
-    Escape,
+    In(u8),
+    Escape(u8),
     /// A quote inside a string: it closes the string only if the next non-blank byte is
     /// `,`, `:`, `}` or `]`.
-    Quote,
+    Quote(u8),
 }
 
 /// What delimits a broken candidate's region.
@@ -186,6 +212,13 @@ pub(crate) enum Marker {
     Literal(&'static str, &'static str),
     /// Tokens, any of which ends the region (a family's end-of-call tokens).
     Tokens(&'static [&'static str]),
+    /// An element in any namespace and any case, opening and closing tags counted (HTML's
+    /// `<blockquote>`).
+    Folded(&'static str),
+    /// The element whose local name is the text's bytes in this range, in any namespace,
+    /// opening and closing tags counted: an element that carries a tool name
+    /// (`<function name="x">`) or a stray `<parameter>`.
+    ElementAt(usize, usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +228,34 @@ struct Region {
 }
 
 impl Structure {
+    /// A reading of a reply that starts inside `reasoning` (the model's chat template opened
+    /// it in the prompt): nothing is the reply's own voice before its closer.
+    pub(crate) fn in_reasoning_from_start(reasoning: Reasoning) -> Self {
+        Self {
+            reasoning: Some(reasoning_end(reasoning)),
+            opening: true,
+            ..Self::default()
+        }
+    }
+
+    /// A reading that takes reasoning marks for prose.
+    pub(crate) fn blind_to_reasoning() -> Self {
+        Self {
+            blind_to_reasoning: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether the text read so far ends inside reasoning.
+    pub(crate) fn in_reasoning(&self) -> bool {
+        self.reasoning.is_some()
+    }
+
+    /// Whether the text read so far is still inside the reasoning it started in.
+    pub(crate) fn in_opening_reasoning(&self) -> bool {
+        self.opening
+    }
+
     /// Reads the complete lines of `b` from where it stopped up to `to`, the start of a line.
     /// `line_before`, when known, is the start of the line that ends at `to - 1`, a line break
     /// with none before it in that line: the break is not searched for again.
@@ -220,6 +281,23 @@ impl Structure {
             };
             if !self.pass_line(b, start, eol, meter) {
                 self.read_line(b, start, eol, meter);
+            }
+        }
+    }
+
+    /// Reads the rest of `b` (the whole reply: its last line needs no line break).
+    pub(crate) fn read_to_end(&mut self, b: &[u8], meter: &mut Meter) {
+        if self.done < b.len() {
+            let last = memchr::memrchr(b'\n', &b[self.done..]).map(|off| self.done + off + 1);
+            if let Some(to) = last {
+                self.catch_up(b, to, None, meter);
+            }
+            let start = self.done;
+            if start < b.len() {
+                let at_line_start = !self.mid_line;
+                self.line(b, start, b.len(), at_line_start, meter);
+                self.done = b.len();
+                self.mid_line = true;
             }
         }
     }
@@ -271,6 +349,10 @@ impl Structure {
         if self.mode != Mode::Prose || !self.para.open {
             return false;
         }
+        if self.reasoning.is_some_and(|until| !until.starts_with_lt()) {
+            // Its closer (`[/THINK]`) may stand in a line without `<`.
+            return false;
+        }
         let end = eol.min(b.len());
         let Some(&first) = b[start..end].iter().find(|&&c| c != b' ' && c != b'\t') else {
             return false;
@@ -286,7 +368,10 @@ impl Structure {
     /// as leaving the list item or block quote that holds the fence: the model meant it as part
     /// of the fence. The lines after it are read as CommonMark reads them.)
     pub(crate) fn live(&self) -> bool {
-        self.mode == Mode::Prose && self.para.ticks == 0 && !self.para.quoted
+        self.reasoning.is_none()
+            && self.mode == Mode::Prose
+            && self.para.ticks == 0
+            && !self.para.quoted
     }
 
     /// A reading of the line that starts at `line` (the offset read up to), to tell whether
@@ -296,7 +381,8 @@ impl Structure {
             s: self.clone(),
             line,
             pos: None,
-            dead: !self.live(),
+            // A line that starts inside reasoning is the reply's own again after the closer.
+            dead: !self.live() && !self.in_reasoning(),
         }
     }
 
@@ -328,23 +414,56 @@ impl Structure {
         let end = eol.min(b.len());
         meter.read(p, end + 1);
         loop {
+            // Reasoning ends at its closer wherever the closer stands (inside code too: to the
+            // model it is one token); the reading of what it held goes on after it.
+            let closer = self.reasoning.and_then(|until| closer_in(b, p, end, until));
+            let upto = closer.map_or(end, |(start, _)| start);
+            let opened = if upto > p || (at_start && closer.is_none()) {
+                self.part(b, p, upto, at_start)
+            } else {
+                None
+            };
+            match (opened, closer) {
+                // Reasoning opened there: its closer may follow on the line.
+                (Some(next), _) => p = next,
+                (None, Some((_, after))) => {
+                    self.reasoning = None;
+                    self.opening = false;
+                    p = after;
+                }
+                (None, None) => return,
+            }
+            at_start = false;
+        }
+    }
+
+    /// Reads `b[p..end]` (a line, or a part of one, in whatever mode the reading is in);
+    /// `Some(offset)` when reasoning opened there and the line goes on from that offset.
+    fn part(&mut self, b: &[u8], mut p: usize, end: usize, mut at_start: bool) -> Option<usize> {
+        let outside = self.reasoning.is_none();
+        let opened = |s: &Self| outside && s.reasoning.is_some();
+        loop {
             match self.mode {
                 Mode::Prose => {
                     let from = if at_start {
                         match self.prose_line_start(b, p, end) {
                             Some(from) => from,
-                            None => return,
+                            None => return None,
                         }
                     } else {
                         p
                     };
+                    if opened(self) {
+                        return Some(from);
+                    }
                     if self.mode != Mode::Prose {
                         // A raw-text block opened at the line's start: its closer may follow.
                         p = from;
                     } else {
                         match self.inline(b, from, end, at_start) {
+                            Some(next) if opened(self) => return Some(next),
                             Some(next) => p = next,
-                            None => return,
+                            None => return None,
                         }
                     }
                 }
@@ -353,12 +472,12 @@ impl Structure {
                         // The block quote that held the fence ended on this line: it is prose.
                         continue;
                     }
-                    return;
+                    return None;
                 }
                 Mode::Raw(until, opened) => match raw_end(b, p, end, until) {
                     Some(_) if opened == RawIn::Block => {
                         self.mode = Mode::BlockTail;
-                        return;
+                        return None;
                     }
                     Some(next) => {
                         self.mode = Mode::Prose;
@@ -379,7 +498,7 @@ impl Structure {
                             self.mode = Mode::Prose;
                             self.para = Para::default();
                         }
-                        return;
+                        return None;
                     }
                 },
                 Mode::BlockTail if at_start => {
@@ -387,7 +506,7 @@ impl Structure {
                     self.para = Para::default();
                     continue;
                 }
-                Mode::BlockTail => return,
+                Mode::BlockTail => return None,
                 Mode::Json(mut j) => match j.lex(b, p, end) {
                     Some(next) => {
                         self.mode = Mode::Prose;
@@ -395,7 +514,7 @@ impl Structure {
                     }
                     None => {
                         self.mode = Mode::Json(j);
-                        return;
+                        return None;
                     }
                 },
                 Mode::Region(mut r) => match r.scan(b, p, end) {
@@ -406,15 +525,24 @@ impl Structure {
                     }
                     None => {
                         self.mode = Mode::Region(r);
-                        return;
+                        return None;
                     }
                 },
                 Mode::Skip(until) => {
                     if until > end {
-                        return;
+                        return None;
                     }
                     self.mode = Mode::Prose;
                     p = until;
+                }
+                Mode::Diff(d) => {
+                    if at_start && !self.diff_line(&b[p..end], d) {
+                        // Not a line of the hunk: read again as a line of the reply.
+                        self.mode = Mode::Prose;
+                        self.para = Para::default();
+                        continue;
+                    }
+                    return None;
                 }
             }
             at_start = false;
@@ -500,6 +628,20 @@ impl Structure {
             col = content_col;
         }
         if col.saturating_sub(container) <= 3 {
+            if let Some(diff) = diff_header(&line[i..]) {
+                // A unified diff's hunk: its lines are a file's.
+                self.mode = Mode::Diff(diff);
+                self.para = Para::default();
+                return None;
+            }
+            if self.reasoning.is_none() && !self.blind_to_reasoning && line.get(i) != Some(&b'<') {
+                if let Some((until, len)) = reasoning_open(&line[i..]) {
+                    // Reasoning marked by tokens (`[THINK]`): its closer may follow.
+                    self.reasoning = Some(until);
+                    self.para.open = true;
+                    return Some(p + i + len);
+                }
+            }
             if let Some((ch, len)) = fence_opener(&line[i..]) {
                 self.mode = Mode::Fence(Fence {
                     ch,
@@ -595,13 +737,22 @@ impl Structure {
             match b[k] {
                 b'`' if self.para.html => i = k + 1,
                 b'`' => {
-                    let n = b[k..end].iter().take_while(|&&c| c == b'`').count();
-                    if self.para.ticks == 0 {
+                    let run = b[k..end].iter().take_while(|&&c| c == b'`').count();
+                    // A backtick after an odd run of backslashes is a literal one (CommonMark's
+                    // backslash escape); the rest of its run is a backtick string. Inside a code
+                    // span a backslash escapes nothing.
+                    let n = if self.para.ticks == 0 && escaped(b, head, k) {
+                        run - 1
+                    } else {
+                        run
+                    };
+                    if n == 0 {
+                    } else if self.para.ticks == 0 {
                         self.para.ticks = n;
                     } else if self.para.ticks == n {
                         self.para.ticks = 0;
                     }
-                    i = k + n;
+                    i = k + run;
                 }
                 b'<' if self.para.ticks == 0 => {
                     let at_head = line_head && k == head;
@@ -619,6 +770,19 @@ impl Structure {
                         self.mode = Mode::Raw(until, within);
                         self.para = Para::default();
                         return Some(after);
+                    }
+                    if self.reasoning.is_none() && !self.blind_to_reasoning {
+                        if let Some((until, len)) = reasoning_open(&b[k..end]) {
+                            // Its closer may follow on the line.
+                            self.reasoning = Some(until);
+                            return Some(k + len);
+                        }
+                    }
+                    if let Some(marker) = quoting_element(b, k, end) {
+                        // Read from the opening tag, which the region counts.
+                        self.mode = Mode::Region(Region { marker, depth: 0 });
+                        self.para = Para::default();
+                        return Some(k);
                     }
                     i = k + 1;
                 }
@@ -667,6 +831,8 @@ impl LineProbe {
             return false;
         }
         match self.pos {
+            // The line starts inside reasoning: read on in it up to the point.
+            None if self.s.in_reasoning() => self.s.rest(b, self.line, k, meter),
             // Only the line's indent before the point: it stands at the line's start.
             None if b[self.line..k].iter().all(|&c| c == b' ' || c == b'\t') => {
                 meter.read(self.line, k);
@@ -681,7 +847,7 @@ impl LineProbe {
                         return false;
                     }
                     // As a line's start is read: its inline text first, at the line's head.
-                    Some(from) if self.s.mode == Mode::Prose => {
+                    Some(from) if self.s.mode == Mode::Prose && !self.s.in_reasoning() => {
                         if let Some(next) = self.s.inline(b, from, k, true) {
                             self.s.rest(b, next, k, meter);
                         }
@@ -715,7 +881,7 @@ impl Json {
             let c = b[i];
             match self.string {
                 Str::Out => match c {
-                    b'"' => self.string = Str::In,
+                    b'"' | b'\'' | b'`' => self.string = Str::In(c),
                     b'{' | b'[' => self.depth = self.depth.saturating_add(1),
                     b'}' | b']' => {
                         self.depth = self.depth.saturating_sub(1);
@@ -725,29 +891,29 @@ impl Json {
                     }
                     _ => {}
                 },
-                Str::In => {
+                Str::In(q) => {
                     // Plain string bytes are passed over at once.
-                    match memchr::memchr2(b'"', b'\\', &b[i..end]) {
+                    match memchr::memchr2(q, b'\\', &b[i..end]) {
                         Some(off) => {
                             i += off;
-                            self.string = if b[i] == b'"' {
-                                Str::Quote
+                            self.string = if b[i] == q {
+                                Str::Quote(q)
                             } else {
-                                Str::Escape
+                                Str::Escape(q)
                             };
                         }
                         None => return None,
                     }
                 }
-                Str::Escape => self.string = Str::In,
-                Str::Quote => match c {
+                Str::Escape(q) => self.string = Str::In(q),
+                Str::Quote(q) => match c {
                     b' ' | b'\t' | b'\r' => {}
                     b',' | b':' | b'}' | b']' => {
                         self.string = Str::Out;
                         continue;
                     }
                     _ => {
-                        self.string = Str::In;
+                        self.string = Str::In(q);
                         continue;
                     }
                 },
@@ -762,7 +928,30 @@ impl Region {
     /// Reads `b[p..end]`; `Some(offset)` just past the tag or token that ends the region.
     fn scan(&mut self, b: &[u8], p: usize, end: usize) -> Option<usize> {
         let text = &b[p..end];
+        let (local, fold) = match self.marker {
+            Marker::Folded(local) => (local, true),
+            Marker::ElementAt(from, to) => (std::str::from_utf8(&b[from..to]).ok()?, false),
+            _ => ("", false),
+        };
         match self.marker {
+            Marker::Folded(_) | Marker::ElementAt(..) => {
+                let mut i = 0;
+                while let Some(off) = memchr::memchr(b'<', &text[i..]) {
+                    let k = i + off;
+                    match element_tag(text, k, local, fold) {
+                        Some((true, after)) => {
+                            self.depth = self.depth.saturating_sub(1);
+                            if self.depth == 0 {
+                                return Some(p + after);
+                            }
+                        }
+                        Some((false, _)) => self.depth = self.depth.saturating_add(1),
+                        None => {}
+                    }
+                    i = k + 1;
+                }
+                None
+            }
             Marker::Tokens(tokens) => tokens
                 .iter()
                 .filter_map(|t| {
@@ -1057,10 +1246,10 @@ fn code_open(b: &[u8], k: usize, end: usize) -> Option<(RawEnd, usize)> {
 }
 
 /// A raw-text opener at the `<` at `k`: a comment, CDATA, a raw-text element or a block of
-/// invented results. Mid-line it counts only when nothing but blanks follows it on its line
-/// (`From the page: <pre>`); at the line's start it always does (as in CommonMark). Gives what
-/// ends it and where the reading goes on.
-fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, usize)> {
+/// invented results, wherever in a line it opens (`From the page: <pre>`, `Note <!-- x`):
+/// what follows is raw text up to its closer, which may come on the same line or lines later.
+/// Gives what ends it and where the reading goes on.
+fn inline_raw(b: &[u8], k: usize, end: usize, _at_head: bool) -> Option<(RawEnd, usize)> {
     let text = &b[k..end];
     let (until, after) = if text.starts_with(b"<!--") {
         (RawEnd::Literal("-->"), k + 4)
@@ -1077,19 +1266,15 @@ fn inline_raw(b: &[u8], k: usize, end: usize, at_head: bool) -> Option<(RawEnd, 
             .find(|e| e.eq_ignore_ascii_case(local))?;
         (RawEnd::Element(element), tag_end)
     };
-    if !at_head
-        && !b[after..end]
-            .iter()
-            .all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
-    {
-        return None;
-    }
     Some((until, after))
 }
 
 /// `<`, an optional prefix (`ns:`, or a DSML sentinel with an optional space after it) and a
 /// name ending in a blank, `>`, `/` or the text's end: the local name and the offset past it.
 fn open_name(text: &[u8]) -> Option<(&str, usize)> {
+    if text.is_empty() {
+        return None;
+    }
     let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
     let mut i = 1;
     if let Some(s) = dsml::SENTINELS
@@ -1170,15 +1355,218 @@ fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
     }
 }
 
-/// Whether the `{` before `i` opens a JSON object: a quote (a key) follows it after blanks, or
+/// Whether the `{` before `i` opens a JSON object as Agent Zero's tolerant reader reads one: a
+/// quoted key (any of its quotes) or a bare key and its colon follows it after blanks, or
 /// nothing more on its line.
 fn opens_object(b: &[u8], i: usize, end: usize) -> bool {
-    match b[i..end]
+    let rest = &b[i..end];
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r');
+    let Some(at) = rest.iter().position(|c| !blank(c)) else {
+        return true;
+    };
+    match rest[at] {
+        b'"' | b'\'' | b'`' => true,
+        c if c.is_ascii_alphabetic() || c == b'_' => {
+            let key = rest[at..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            rest[at + key..].iter().find(|c| !blank(c)) == Some(&b':')
+        }
+        _ => false,
+    }
+}
+
+/// Whether the byte at `k` follows an odd run of backslashes that starts at or after `from`.
+fn escaped(b: &[u8], from: usize, k: usize) -> bool {
+    b[from..k].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
+}
+
+impl RawEnd {
+    /// Whether the closer starts with a `<`.
+    fn starts_with_lt(self) -> bool {
+        match self {
+            RawEnd::Literal(lit) => lit.starts_with('<'),
+            RawEnd::Element(_) => true,
+        }
+    }
+}
+
+/// Where the closer `until` stands in `b[p..end]`: its start and the offset past it.
+fn closer_in(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<(usize, usize)> {
+    let text = &b[p..end];
+    match until {
+        RawEnd::Literal(lit) => {
+            memchr::memmem::find(text, lit.as_bytes()).map(|off| (p + off, p + off + lit.len()))
+        }
+        RawEnd::Element(local) => {
+            let mut i = 0;
+            while let Some(off) = memchr::memmem::find(&text[i..], END_TAG.as_bytes()) {
+                let k = i + off;
+                if let Some((true, after)) = element_tag(text, k, local, true) {
+                    return Some((p + k, p + after));
+                }
+                i = k + 2;
+            }
+            None
+        }
+    }
+}
+
+/// What ends `reasoning` in the text.
+fn reasoning_end(reasoning: Reasoning) -> RawEnd {
+    match reasoning {
+        Reasoning::Element(e) => RawEnd::Element(e),
+        Reasoning::Tokens { close, .. } => RawEnd::Literal(close),
+    }
+}
+
+/// A reasoning mark that opens at the start of `text` (any family's, [`registry::reasoning_marks`]):
+/// what ends it and the opener's length. An element's opening tag must end on its line and not
+/// close itself (`<think/>` opens nothing).
+fn reasoning_open(text: &[u8]) -> Option<(RawEnd, usize)> {
+    for mark in registry::reasoning_marks() {
+        match *mark {
+            Reasoning::Tokens { open, close } => {
+                if text.starts_with(open.as_bytes()) {
+                    return Some((RawEnd::Literal(close), open.len()));
+                }
+            }
+            Reasoning::Element(e) => {
+                if text.first() != Some(&b'<') {
+                    continue;
+                }
+                let Some((local, name_end)) = open_name(text) else {
+                    continue;
+                };
+                if !local.eq_ignore_ascii_case(e) {
+                    continue;
+                }
+                let gt = name_end + memchr::memchr(b'>', &text[name_end..])?;
+                if text[..gt].ends_with(b"/") {
+                    return None;
+                }
+                return Some((RawEnd::Element(e), gt + 1));
+            }
+        }
+    }
+    None
+}
+
+/// A unified diff hunk's header at the start of `text` (`@@ -a,b +c,d @@`, the counts optional
+/// and 1 when left out): the lines it announces; uncounted when the header gives no numbers.
+fn diff_header(text: &[u8]) -> Option<Diff> {
+    let rest = text.strip_prefix(b"@@ ")?;
+    let range = |r: &[u8], sign: u8| -> Option<(u32, usize)> {
+        let r = r.strip_prefix(&[sign])?;
+        let digits = r.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 || digits > 9 {
+            return None;
+        }
+        let mut used = digits;
+        let mut count = 1;
+        if r.get(digits) == Some(&b',') {
+            let more = r[digits + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if more == 0 || more > 9 {
+                return None;
+            }
+            count = std::str::from_utf8(&r[digits + 1..digits + 1 + more])
+                .ok()?
+                .parse()
+                .ok()?;
+            used += 1 + more;
+        }
+        Some((count, used + 1))
+    };
+    let counted = (|| {
+        let (old, used) = range(rest, b'-')?;
+        let rest = rest[used..].strip_prefix(b" ")?;
+        let (new, used) = range(rest, b'+')?;
+        rest[used..].strip_prefix(b" @@")?;
+        Some(Diff {
+            old,
+            new,
+            counted: true,
+        })
+    })();
+    counted.or_else(|| {
+        rest.starts_with(b"-").then_some(Diff {
+            old: 0,
+            new: 0,
+            counted: false,
+        })
+    })
+}
+
+/// An element at the `<` at `k` whose content is a quotation: HTML's `<blockquote>`, a stray
+/// `<parameter>` (any namespace), or an element that carries a tool's name (`<function
+/// name="response">`, `<tool name=...>`) and is not an HTML element. What is inside it, up to
+/// its balancing closing tag, is its text, not the reply's own voice. A tag that closes itself
+/// holds nothing.
+fn quoting_element(b: &[u8], k: usize, end: usize) -> Option<Marker> {
+    let text = &b[k..end];
+    let (local, name_end) = open_name(text)?;
+    if let Some(e) = QUOTE_ELEMENTS
         .iter()
-        .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+        .find(|e| e.eq_ignore_ascii_case(local))
     {
-        None => true,
-        Some(&c) => c == b'"',
+        return Some(Marker::Folded(e));
+    }
+    let tag = match memchr::memchr(b'>', &text[name_end..]) {
+        Some(off) => {
+            if text[..name_end + off].ends_with(b"/") {
+                return None;
+            }
+            &text[name_end..name_end + off]
+        }
+        None => &text[name_end..],
+    };
+    let names_tool = || {
+        TOOL_NAME_ATTRS.iter().any(|attr| {
+            memchr::memmem::find_iter(tag, attr.as_bytes()).any(|at| {
+                at > 0
+                    && tag[at - 1].is_ascii_whitespace()
+                    && tag[at + attr.len()..]
+                        .iter()
+                        .find(|c| !c.is_ascii_whitespace())
+                        == Some(&b'=')
+            })
+        })
+    };
+    let is_html = || HTML_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(local));
+    if local == PARAMETER || (!is_html() && names_tool()) {
+        let from = k + name_end - local.len();
+        return Some(Marker::ElementAt(from, k + name_end));
+    }
+    None
+}
+
+impl Structure {
+    /// Reads one line of a diff hunk (`line` from its start): `false` when it is no hunk line.
+    fn diff_line(&mut self, line: &[u8], mut d: Diff) -> bool {
+        match line.first() {
+            None | Some(b'\r' | b' ') => {
+                d.old = d.old.saturating_sub(1);
+                d.new = d.new.saturating_sub(1);
+            }
+            Some(b'-') => d.old = d.old.saturating_sub(1),
+            Some(b'+') => d.new = d.new.saturating_sub(1),
+            Some(b'\\') => {}
+            Some(b'@') => match diff_header(line) {
+                Some(next) => d = next,
+                None => return false,
+            },
+            _ => return false,
+        }
+        self.mode = if d.counted && d.old == 0 && d.new == 0 {
+            Mode::Prose
+        } else {
+            Mode::Diff(d)
+        };
+        true
     }
 }
 

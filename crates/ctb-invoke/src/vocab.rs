@@ -66,7 +66,161 @@ pub const ELEMENT_PARAMS: &[&str] = &[
 
 /// HTML elements whose content is raw text (CommonMark's first kind of HTML block): call
 /// markup inside them is quoted.
-pub const RAW_TEXT_ELEMENTS: &[&str] = &["pre", "script", "style", "textarea"];
+pub const RAW_TEXT_ELEMENTS: &[&str] = &[
+    "pre",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "listing",
+    "plaintext",
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "template",
+];
+
+/// The attributes that carry a tool's name on an element around a call (`<function
+/// name="response">`): an element of no HTML kind that has one quotes what it holds.
+pub const TOOL_NAME_ATTRS: &[&str] = &["name", "tool", "tool_name"];
+
+/// HTML's element names: an element of one of these names carrying a `name` attribute is a
+/// page's markup (`<input name=...>`, `<meta name=...>`), not a call's.
+pub const HTML_ELEMENTS: &[&str] = &[
+    "a",
+    "abbr",
+    "address",
+    "area",
+    "article",
+    "aside",
+    "audio",
+    "b",
+    "base",
+    "bdi",
+    "bdo",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "canvas",
+    "caption",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "data",
+    "datalist",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "font",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "i",
+    "iframe",
+    "img",
+    "input",
+    "ins",
+    "kbd",
+    "label",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "map",
+    "mark",
+    "menu",
+    "meta",
+    "meter",
+    "nav",
+    "noscript",
+    "object",
+    "ol",
+    "optgroup",
+    "option",
+    "output",
+    "p",
+    "param",
+    "picture",
+    "pre",
+    "progress",
+    "q",
+    "rp",
+    "rt",
+    "ruby",
+    "s",
+    "samp",
+    "script",
+    "search",
+    "section",
+    "select",
+    "slot",
+    "small",
+    "source",
+    "span",
+    "strong",
+    "style",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "title",
+    "tr",
+    "track",
+    "u",
+    "ul",
+    "var",
+    "video",
+    "wbr",
+    "svg",
+    "math",
+    "g",
+    "path",
+    "circle",
+    "rect",
+    "line",
+    "polygon",
+    "symbol",
+    "use",
+    "view",
+];
+
+/// HTML's quotation element: what the reply writes inside one, up to its balancing closing
+/// tag, is a quotation (nested ones counted), wherever in a line it opens.
+pub const QUOTE_ELEMENTS: &[&str] = &["blockquote"];
 
 /// HTML's inline code elements: what the reply writes inside one, up to its closing tag, is
 /// code it shows, wherever in a line the element opens (`See <code><invoke ...></code>`).
@@ -81,7 +235,31 @@ pub const RESULT_ELEMENTS: &[&str] = &[
     "tool_result",
     "tool_response",
     "tool_output",
+    // Anthropic's formats for what the agent was given, written back by the model.
+    "document",
+    "documents",
+    "document_content",
+    "search_results",
+    "search_result",
 ];
+
+/// How reasoning is marked in a reply's text, by the families that write it (each family's
+/// registry row names its own): a call inside reasoning is the model thinking, never a call.
+pub mod reasoning {
+    /// Elements around reasoning, in any namespace and any case (`<think>`, `<thinking>`,
+    /// `<reasoning>`, MiniMax-M3's `<mm:think>`).
+    pub const ELEMENTS: [&str; 3] = ["think", "thinking", "reasoning"];
+    /// Magistral's reasoning block.
+    pub const MISTRAL_OPEN: &str = "[THINK]";
+    /// Closes it.
+    pub const MISTRAL_CLOSE: &str = "[/THINK]";
+    /// Gemma 4's thought channel.
+    pub const GEMMA_OPEN: &str = "<|channel>thought";
+    /// Closes it.
+    pub const GEMMA_CLOSE: &str = "<channel|>";
+    /// TML Inkling's thinking block (its end is the block's `<|end_message|>`).
+    pub const INKLING_OPEN: &str = "<|content_thinking|>";
+}
 
 /// Tags around a reasoning block in the prose (`<think>...</think>`, as Qwen, DeepSeek and GLM
 /// write them): the tags go, the reasoning stays as thoughts.
