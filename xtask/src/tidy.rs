@@ -280,7 +280,10 @@ fn only_the_registry_and_the_vocabulary_spell_a_tag() {
         // The crates that read markup. (The facade, the schema reader, the CLI and the binding
         // use some of the same words as JSON keys of requests and tool definitions; the test
         // helpers spell markup in examples and generators.)
-        if !matches!(name.as_str(), "ctb-invoke" | "ctb-guard" | "ctb-prose") {
+        if !matches!(
+            name.as_str(),
+            "ctb-invoke" | "ctb-guard" | "ctb-prose" | "ctb-echo"
+        ) {
             continue;
         }
         let mut files = Vec::new();

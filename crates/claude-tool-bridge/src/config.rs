@@ -892,9 +892,15 @@ mod tests {
             !c.forms_for("openrouter/qwen/qwen3-coder")
                 .contains(Form::CLAUDE)
         );
-        assert_eq!(c.forms_for("openai/gpt-5"), Forms::ALL);
+        // A model of no family reads none: a call it writes is a quotation.
+        assert_eq!(c.forms_for("openai/gpt-5"), Forms::NONE);
         let (all, w) = load(json!({"all_forms": true}));
         assert!(w.is_empty());
         assert_eq!(all.forms_for("anthropic/claude-sonnet-4-5"), Forms::ALL);
+        assert_eq!(all.forms_for("openai/gpt-5"), Forms::ALL);
+        // Settings that give it a family give it that family's forms.
+        let (named, w) = load(json!({"families": {"qwen": ["my-local"]}}));
+        assert!(w.is_empty());
+        assert!(named.forms_for("my-local-model").contains(Form::HERMES));
     }
 }

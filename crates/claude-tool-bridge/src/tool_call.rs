@@ -79,11 +79,7 @@ pub fn first_call_with(
         Found::Nothing(NoCall::NoTags) if whole => return Err(Reason::NoCall),
         _ => return Err(Reason::TooLarge),
     };
-    if context
-        .echoes
-        .as_ref()
-        .is_some_and(|e| e.contains(&reply[call.head..call.end]))
-    {
+    if context.echoed(reply, call) {
         return Err(Reason::Echoed);
     }
     let built = build_call(reply, call, catalog)?;

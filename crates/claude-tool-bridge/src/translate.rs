@@ -84,9 +84,12 @@ impl Context {
         }
     }
 
-    /// Whether `markup` is copied from what the agent received.
-    fn echoes(&self, markup: &str) -> bool {
-        self.echoes.as_ref().is_some_and(|e| e.contains(markup))
+    /// Whether `call` (of `reply`) is copied from what the agent received: its markup, or a
+    /// call of the same tool with the same argument values, in any encoding.
+    pub(crate) fn echoed(&self, reply: &str, call: &ctb_invoke::Call<'_>) -> bool {
+        self.echoes
+            .as_ref()
+            .is_some_and(|e| e.echoes(&reply[call.head..call.end], call))
     }
 }
 
@@ -184,7 +187,7 @@ pub(crate) fn decide(reading: &Reading<'_>, catalog: &Catalog, context: &Context
         _ => return untouched(Reason::TooLarge),
     };
     // A call copied from what the agent received is the model quoting it.
-    if context.echoes(&reply[call.head..call.end]) {
+    if context.echoed(reply, call) {
         return Analysis {
             call_end: Some(call.end),
             ..untouched(Reason::Echoed)

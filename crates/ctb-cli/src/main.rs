@@ -21,8 +21,8 @@ const USAGE: &str = "usage:
       {\"outcome\", \"reply\", \"request\", \"reason\", \"form\", \"family\"}. Without --tools, Agent Zero's
       built-in tools are the catalog. --tools takes JSON tool definitions or Agent Zero
       prompt text (told apart by content) and may repeat. --echo names a text the agent
-      received (a tool result, a fetched page; may repeat): a call copied from it is left
-      alone (reason echoed).
+      received (a tool result, a fetched page; may repeat, in the order received): a call
+      copied from it is left alone (reason echoed).
   ctb scan [REPLY|-]
       Show what the grammar finds: the first call, its raw parameters, where the prose ends.
   ctb repair [FILE|-]
@@ -215,9 +215,16 @@ fn translate(args: &[String]) -> Result<(), Failure> {
     let finish = parse_finish(o.finish.as_deref())?;
     let config = load_config(o.config.as_deref())?;
     let catalog = load_catalog(&o.tools)?;
+    // The files come in the order the agent received them; the index takes the most recent
+    // first.
     let mut echoes = Echoes::new();
-    for path in &o.echoes {
-        echoes.add(&read_file(path)?);
+    let received = o
+        .echoes
+        .iter()
+        .map(|p| read_file(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for text in received.iter().rev() {
+        echoes.add(text);
     }
     let reply = read_input(o.input.as_deref())?;
     let mut session = Session::new(config);

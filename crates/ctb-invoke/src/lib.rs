@@ -49,5 +49,7 @@ pub mod vocab;
 
 pub use grammar::{Args, Call, Param, ValueKind};
 pub use registry::{Family, Form, Forms};
-pub use scan::{Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, find_first_call};
+pub use scan::{
+    AllCalls, Found, LINE_HEAD, MAX_RESCANS, NoCall, Scanner, calls_anywhere, find_first_call,
+};
 pub use vocab::{PREFIX, RESIDUE_WORDS};

@@ -55,6 +55,100 @@ pub fn find_first_call(text: &str) -> Found<'_> {
     Scanner::new().finish(text)
 }
 
+/// Every complete call a text holds, wherever it stands (quoted, mid-line, inside a value of
+/// another call or not), in any form, and whether the whole text was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllCalls<'a> {
+    /// The calls, in the order they start; a call found is skipped over whole.
+    pub calls: Vec<Call<'a>>,
+    /// Whether the text was read to its end: reading stops once the work reaches the cap a
+    /// scan of this text has ([`Scanner::work`]).
+    pub complete: bool,
+}
+
+/// Every complete call in `text`, wherever it stands: what a text an agent received (a page,
+/// a tool result) holds, so that a call the model copies from it can be told. A call is tried
+/// at every `<` and every opener that starts with another byte; a candidate that breaks gives
+/// way to the next byte, a call found is skipped over. The work is counted as a scan counts
+/// it and capped as a scan's is (32 per byte plus 64 KiB).
+///
+/// ```
+/// use ctb_invoke::calls_anywhere;
+/// let page = "Docs: `<invoke name=\"sh\"><parameter name=\"cmd\">ls</parameter></invoke>` and \
+///             <tool_call>{\"name\": \"web\", \"arguments\": {\"q\": \"x\"}}</tool_call>";
+/// let all = calls_anywhere(page);
+/// assert!(all.complete);
+/// let names: Vec<&str> = all.calls.iter().map(|c| c.name).collect();
+/// assert_eq!(names, ["sh", "web"]);
+/// ```
+pub fn calls_anywhere(text: &str) -> AllCalls<'_> {
+    let b = text.as_bytes();
+    let cap = budget(text.len());
+    let mut meter = Meter::default();
+    let glued: Vec<(&'static str, registry::Form)> = registry::FORMS
+        .iter()
+        .flat_map(|r| {
+            r.glued.iter().filter_map(move |o| match o {
+                Opener::Literal(t) if !t.starts_with('<') => Some((*t, r.form)),
+                _ => None,
+            })
+        })
+        .collect();
+    // The bytes a call may start with: `<`, and the first bytes of the openers without one.
+    let mut firsts = vec![b'<'];
+    for (t, _) in &glued {
+        if !firsts.contains(&t.as_bytes()[0]) {
+            firsts.push(t.as_bytes()[0]);
+        }
+    }
+    let next = |hay: &[u8]| match firsts[..] {
+        [a] => memchr::memchr(a, hay),
+        [a, x] => memchr::memchr2(a, x, hay),
+        [a, x, y] => memchr::memchr3(a, x, y, hay),
+        _ => hay.iter().position(|c| firsts.contains(c)),
+    };
+    let mut calls = Vec::new();
+    let mut at = 0;
+    while let Some(off) = next(&b[at..]) {
+        let k = at + off;
+        if meter.work > cap {
+            return AllCalls {
+                calls,
+                complete: false,
+            };
+        }
+        meter.work += off + 1;
+        let how = if b[k] == b'<' {
+            let head_end = floor_char_boundary(text, k + LINE_HEAD.max(256));
+            match tag_starts_call(&text[k..head_end]) {
+                Some(Ok(how)) => Some(how),
+                _ => None,
+            }
+        } else {
+            glued
+                .iter()
+                .find(|(t, _)| text[k..].starts_with(t))
+                .map(|(_, form)| literal_start(*form))
+        };
+        let Some(how) = how else {
+            at = k + 1;
+            continue;
+        };
+        let mut parser = Parser::new(k, how);
+        match parser.run(text, &mut meter) {
+            Step::Done(end) if end > k => {
+                calls.push(parser.call(text, end));
+                at = end;
+            }
+            _ => at = k + 1,
+        }
+    }
+    AllCalls {
+        calls,
+        complete: true,
+    }
+}
+
 /// Incremental search for the first call in a reply that arrives in pieces.
 ///
 /// Hand it the whole text received so far each time (the text only ever grows), then the

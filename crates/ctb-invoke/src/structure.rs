@@ -30,8 +30,8 @@ use crate::ahead::Ahead;
 use crate::lex::Meter;
 use crate::registry::{self, Reasoning};
 use crate::vocab::{
-    CDATA_OPEN, CODE_ELEMENTS, END_TAG, HTML_ELEMENTS, PARAMETER, QUOTE_ELEMENTS,
-    RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, TOOL_NAME_ATTRS, dsml,
+    CDATA_OPEN, CODE_ELEMENTS, END_TAG, HTML_BLOCK_ELEMENTS, HTML_ELEMENTS, PARAMETER,
+    QUOTE_ELEMENTS, RAW_TEXT_ELEMENTS, RESULT_ELEMENTS, TOOL_NAME_ATTRS, dsml,
 };
 
 /// The context of the lines to come.
@@ -1112,72 +1112,6 @@ fn thematic_break(text: &[u8]) -> bool {
             .all(|&b| b == c || matches!(b, b' ' | b'\t' | b'\r'))
 }
 
-/// The block-level HTML elements that open CommonMark's sixth kind of HTML block.
-const BLOCK_ELEMENTS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "base",
-    "basefont",
-    "blockquote",
-    "body",
-    "caption",
-    "center",
-    "col",
-    "colgroup",
-    "dd",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hr",
-    "html",
-    "iframe",
-    "legend",
-    "li",
-    "link",
-    "main",
-    "menu",
-    "menuitem",
-    "nav",
-    "noframes",
-    "ol",
-    "optgroup",
-    "option",
-    "p",
-    "param",
-    "search",
-    "section",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "track",
-    "ul",
-];
-
 /// Whether `text` (a line from its first non-blank byte, a `<`) starts an HTML block of
 /// CommonMark's sixth kind (a block-level element's tag: it may interrupt a paragraph) or
 /// seventh (any other complete opening or closing tag alone on its line: not inside a
@@ -1193,7 +1127,10 @@ fn html_block_start(text: &[u8], in_paragraph: bool) -> bool {
         // A namespace prefix: not an HTML element name.
         return after_tag_blank(text, from + after, closing) && !in_paragraph;
     }
-    if BLOCK_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+    if HTML_BLOCK_ELEMENTS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(name))
+    {
         return true;
     }
     !in_paragraph && after_tag_blank(text, from + after, closing)

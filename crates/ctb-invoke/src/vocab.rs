@@ -64,6 +64,9 @@ pub const ELEMENT_PARAMS: &[&str] = &[
     "headline",
 ];
 
+/// The parameters a model writes for the request's own text, not the tool's arguments.
+pub const REQUEST_TEXT_PARAMS: [&str; 2] = ["thoughts", "headline"];
+
 /// HTML elements whose content is raw text (CommonMark's first kind of HTML block): call
 /// markup inside them is quoted.
 pub const RAW_TEXT_ELEMENTS: &[&str] = &[
@@ -159,7 +162,6 @@ pub const HTML_ELEMENTS: &[&str] = &[
     "meter",
     "nav",
     "noscript",
-    "object",
     "ol",
     "optgroup",
     "option",
@@ -216,6 +218,79 @@ pub const HTML_ELEMENTS: &[&str] = &[
     "symbol",
     "use",
     "view",
+];
+
+/// The block-level HTML elements that open CommonMark's sixth kind of HTML block.
+pub const HTML_BLOCK_ELEMENTS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Inline elements highlighters and renderers wrap text in: a received text is read without
+/// their tags.
+pub const HIGHLIGHT_ELEMENTS: &[&str] = &[
+    "span", "font", "b", "i", "u", "em", "strong", "mark", "small", "a", "code", "kbd", "samp",
+    "var", "tt", "sup", "sub", "s", "del", "ins",
 ];
 
 /// HTML's quotation element: what the reply writes inside one, up to its balancing closing

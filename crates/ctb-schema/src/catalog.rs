@@ -108,6 +108,10 @@ pub struct Catalog {
     folded: HashMap<String, Option<usize>>,
     merged: Vec<Tool>,
     merged_index: HashMap<String, usize>,
+    /// Whether `tool:method` names reach a listed tool (Agent Zero dispatches them to the
+    /// tool's method): true for Agent Zero's catalogs, false for a client's JSON definitions,
+    /// whose names are exactly the tools it offers.
+    methods: bool,
 }
 
 impl Catalog {
@@ -120,8 +124,25 @@ impl Catalog {
     pub fn agent_zero() -> Self {
         static BUNDLED: OnceLock<Catalog> = OnceLock::new();
         BUNDLED
-            .get_or_init(|| Catalog::from_text(AGENT_ZERO_JSON).unwrap_or_default())
+            .get_or_init(|| {
+                Catalog::from_text(AGENT_ZERO_JSON)
+                    .unwrap_or_default()
+                    .with_methods(true)
+            })
             .clone()
+    }
+
+    /// The same catalog, where `tool:method` names reach a listed `tool` when `methods` (Agent
+    /// Zero's dispatch), or only names it lists (a client's tools).
+    #[must_use]
+    pub fn with_methods(mut self, methods: bool) -> Self {
+        self.methods = methods;
+        self
+    }
+
+    /// Whether `tool:method` names reach a listed tool ([`Catalog::with_methods`]).
+    pub fn methods(&self) -> bool {
+        self.methods
     }
 
     /// Reads JSON tool definitions or Agent Zero prompt text, told apart by content (see the
@@ -150,6 +171,7 @@ impl Catalog {
                 Err(e) => json_error = Some(e),
             }
         }
+        // Agent Zero's prompt text: its tools take `tool:method` names.
         let tools = prompt::tools_from_prompt(text);
         if tools.is_empty() {
             return Err(CatalogError::new(
@@ -165,7 +187,7 @@ impl Catalog {
                 },
             ));
         }
-        Ok(Self::from_tools(tools))
+        Ok(Self::from_tools(tools).with_methods(true))
     }
 
     /// A catalog of the given tools, merged by name as [`Catalog::insert`] does.
@@ -187,6 +209,7 @@ impl Catalog {
     /// Adds every tool of `other`, merging same names as [`Catalog::insert`] does (between two
     /// schemas, the later definition replaces the earlier one).
     pub fn extend(&mut self, other: Catalog) {
+        self.methods |= other.methods;
         for t in other.tools {
             self.insert_one(t);
         }
@@ -213,7 +236,7 @@ impl Catalog {
                 how: Match::Exact,
             });
         }
-        if let Some((base, _)) = name.split_once(':') {
+        if let Some((base, _)) = name.split_once(':').filter(|_| self.methods) {
             if let Some(tool) = self.get_merged(base) {
                 return Some(Lookup {
                     tool,

@@ -12,12 +12,13 @@ use super::bundle::plugin_dir;
 use crate::util::{self, cargo, root};
 
 /// The crates published to crates.io, in dependency order.
-pub(crate) const PUBLISHED: [&str; 7] = [
+pub(crate) const PUBLISHED: [&str; 8] = [
     "ctb-json",
     "ctb-invoke",
     "ctb-schema",
     "ctb-guard",
     "ctb-prose",
+    "ctb-echo",
     "claude-tool-bridge",
     "ctb-cli",
 ];
