@@ -2,7 +2,6 @@
 //! `thoughts`, `headline` and an argument-wrapping `tool_args`/`args` lifted out, and the prose
 //! before the call split into thoughts.
 
-use ctb_invoke::vocab::REASONING_TAGS;
 use ctb_invoke::{Args, Call, Param, ValueKind};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
@@ -185,15 +184,13 @@ fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
 /// tags of a reasoning block are dropped and its text kept: it is what the model thought.
 fn split_thoughts(prose: &str) -> Vec<String> {
     let stripped;
-    // Every reasoning tag starts with `<` and has `think` right after a `<` or a `/`: a search
-    // or two tell whether any can be there.
-    let b = prose.as_bytes();
-    let tagged = memchr::memchr(b'<', b).is_some()
-        && memchr::memmem::find_iter(b, b"think").any(|i| i > 0 && matches!(b[i - 1], b'<' | b'/'));
-    let prose = if tagged && REASONING_TAGS.iter().any(|t| prose.contains(t)) {
+    // Every reasoning tag starts with `<` or `[`: without either, none can be there.
+    let tags = ctb_invoke::registry::reasoning_tags();
+    let tagged = memchr::memchr2(b'<', b'[', prose.as_bytes()).is_some();
+    let prose = if tagged && tags.iter().any(|t| prose.contains(t.as_str())) {
         let mut s = prose.to_owned();
-        for t in REASONING_TAGS {
-            s = s.replace(t, "\n\n");
+        for t in tags {
+            s = s.replace(t.as_str(), "\n\n");
         }
         stripped = s;
         stripped.as_str()

@@ -106,7 +106,7 @@ impl<'a> Reading<'a> {
         let inside = &self.reply[..closer];
         let mut blind = Scanner::with_forms(context.forms).blind_to_reasoning();
         if let Found::Call(call) = blind.finish(inside) {
-            if inside[call.end..].trim().is_empty() {
+            if only_wrapper_closers(&inside[call.end..]) {
                 self.found = Found::Call(call);
                 self.ended_in_reasoning = false;
             }
@@ -172,4 +172,22 @@ impl<'a> Reading<'a> {
             }
         })
     }
+}
+
+/// Whether `tail` (what follows a call) holds nothing but white space and the closing tags of
+/// wrappers (`</tool_call>`, `</function_calls>`, in any namespace).
+fn only_wrapper_closers(tail: &str) -> bool {
+    let mut rest = tail.trim();
+    while let Some(tag) = rest.strip_prefix(ctb_invoke::vocab::END_TAG) {
+        let Some(gt) = tag.find('>') else {
+            return false;
+        };
+        let name = tag[..gt].trim();
+        let local = name.rsplit(':').next().unwrap_or(name);
+        if !ctb_invoke::vocab::WRAPPERS.contains(&local) {
+            return false;
+        }
+        rest = tag[gt + 1..].trim_start();
+    }
+    rest.is_empty()
 }

@@ -76,8 +76,10 @@ fn fixture(dir: &Path, f: ReplyFile) -> Result<ReplyFixture, String> {
     let echoes = if f.echoes.is_empty() {
         None
     } else {
+        // The sidecar lists them in the order the agent received them; the index takes the
+        // most recent first.
         let mut echoes = Echoes::new();
-        for rel in &f.echoes {
+        for rel in f.echoes.iter().rev() {
             let text = std::fs::read_to_string(dir.join(rel))
                 .map_err(|e| format!("{}: echoes: {rel}: {e}", f.name))?;
             echoes.add(&text);

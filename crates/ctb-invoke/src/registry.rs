@@ -1122,6 +1122,31 @@ pub fn reasoning_closer_ending(text: &str) -> Option<usize> {
     None
 }
 
+/// The literal tags and tokens of every reasoning mark, bare (`<think>`, `</think>`,
+/// `[THINK]`, `[/THINK]`, a channel's header and end...): the prose before a call keeps the
+/// reasoning's words as thoughts and drops these.
+pub fn reasoning_tags() -> &'static [String] {
+    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TAGS.get_or_init(|| {
+        let mut out = Vec::new();
+        for mark in reasoning_marks() {
+            match *mark {
+                Reasoning::Element(e) => {
+                    out.push(format!("<{e}>"));
+                    out.push(format!("{}{e}>", vocab::END_TAG));
+                }
+                Reasoning::Tokens { open, close } => {
+                    out.push(open.to_owned());
+                    out.push(close.to_owned());
+                }
+            }
+        }
+        out.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        out.dedup();
+        out
+    })
+}
+
 /// Every family's reasoning marks, each once, in the registry's order: every reply is read for
 /// all of them.
 pub fn reasoning_marks() -> &'static [Reasoning] {

@@ -446,10 +446,7 @@ impl Structure {
             match self.mode {
                 Mode::Prose => {
                     let from = if at_start {
-                        match self.prose_line_start(b, p, end) {
-                            Some(from) => from,
-                            None => return None,
-                        }
+                        self.prose_line_start(b, p, end)?
                     } else {
                         p
                     };

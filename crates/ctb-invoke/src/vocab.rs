@@ -336,10 +336,6 @@ pub mod reasoning {
     pub const INKLING_OPEN: &str = "<|content_thinking|>";
 }
 
-/// Tags around a reasoning block in the prose (`<think>...</think>`, as Qwen, DeepSeek and GLM
-/// write them): the tags go, the reasoning stays as thoughts.
-pub const REASONING_TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</thinking>"];
-
 /// Whether an element with this prefix and local name is a wrapper: one of [`WRAPPERS`] in
 /// any namespace, or DeepSeek V4.1's `calls` under a DSML sentinel (a bare `<calls>` is a word).
 pub(crate) fn is_wrapper(prefix: Option<&str>, local: &str) -> bool {
