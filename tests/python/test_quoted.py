@@ -154,7 +154,9 @@ def test_translate_and_first_call_take_the_model_and_the_echoes():
     hermes = '<tool_call>\n{"name": "search_engine", "arguments": {"query": "x"}}\n</tool_call>'
     assert ctb.translate(hermes, catalog, model=CLAUDE).reason == "quoted"
     assert ctb.translate(hermes, catalog, model="openrouter/qwen/qwen3-coder").outcome == "translated"
-    assert ctb.first_call(hermes, catalog, model="openai/gpt-5")["name"] == "search_engine"
+    # A model of no family reads no form: whatever markup it writes, it quotes.
+    assert ctb.first_call(hermes, catalog, model="openai/gpt-5") is None
+    assert ctb.first_call(hermes, catalog)["name"] == "search_engine"
     t = ctb.translate("Checking.\ncourt\n" + CALL.replace(EVIL, "ls"), catalog)
     assert t.prose == "Checking."
     assert ctb.translate("no call here", catalog).prose is None

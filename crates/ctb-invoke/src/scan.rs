@@ -1089,43 +1089,125 @@ fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> 
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
-/// or a family's start token. Looks only at the line's `<` and `:` bytes.
+/// or a family's start token. Looks only at the line's `<` and `:` bytes, each in constant
+/// time ([`Mentions`]).
 fn mentions_call(line: &str) -> bool {
-    // The searchers for the literal glued openers without a `<`, built once.
-    static GLUED: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
-        std::sync::LazyLock::new(|| {
-            glued_literals()
-                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-                .collect()
-        });
+    let m = mentions();
     let b = line.as_bytes();
-    let glued = GLUED.iter().any(|f| f.find(b).is_some());
-    glued
-        || memchr::memchr2_iter(b'<', b':', b).any(|at| {
-            let rest = &b[at + 1..];
-            if b[at] == b'<'
-                && (registry::literal_openers().any(|(t, _)| b[at..].starts_with(t.as_bytes()))
-                    || registry::FORMS.iter().flat_map(|r| r.glued).any(|o| {
-                        !matches!(o, Opener::Literal(_))
-                            && matches!(tag_opens(&line[at..], o, true), Some(Ok(_)))
-                    }))
-            {
-                return true;
+    m.glued.iter().any(|f| f.find(b).is_some())
+        || memchr::memchr2_iter(b'<', b':', b).any(|at| m.at(line, at))
+}
+
+/// What [`mentions_call`] looks for, sorted for a lookup per `<` or `:`: built once from the
+/// registry.
+struct Mentions {
+    /// The literal glued openers without a `<`, searched for in the whole line.
+    glued: Vec<memchr::memmem::Finder<'static>>,
+    /// Every literal opener that starts with `<`, by the byte after the `<`.
+    literals: Vec<Vec<&'static str>>,
+    /// The element openers that open only under a prefix (DeepSeek V4's blocks), and the
+    /// first bytes of their prefixes.
+    prefixed: Vec<&'static Opener>,
+    prefix_firsts: Vec<u8>,
+    /// The element names of every form's openers, by first byte.
+    words: Vec<Vec<&'static str>>,
+}
+
+impl Mentions {
+    /// Whether the `<` or `:` at `at` starts a mention.
+    #[inline]
+    fn at(&self, line: &str, at: usize) -> bool {
+        let b = line.as_bytes();
+        let rest = &b[at + 1..];
+        if b[at] == b'<' {
+            if let Some(&next) = rest.first() {
+                if self.literals[usize::from(next)]
+                    .iter()
+                    .any(|t| b[at..].starts_with(t.as_bytes()))
+                {
+                    return true;
+                }
+                if self.prefix_firsts.contains(&next)
+                    && self
+                        .prefixed
+                        .iter()
+                        .any(|o| matches!(tag_opens(&line[at..], o, true), Some(Ok(_))))
+                {
+                    return true;
+                }
             }
-            registry::FORMS
+        }
+        let n = rest
+            .iter()
+            .take(MAX_WORD + 1)
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+            .count();
+        n > 0
+            && n <= MAX_WORD
+            && matches!(
+                rest.get(n),
+                None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+            )
+            && self.words[usize::from(rest[0])]
                 .iter()
-                .flat_map(|r| r.openers)
-                .any(|opener| {
-                    let Opener::Element(word) = opener else {
-                        return false;
-                    };
-                    rest.starts_with(word.as_bytes())
-                        && matches!(
-                            rest.get(word.len()),
-                            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                        )
-                })
-        })
+                .any(|w| w.len() == n && w.as_bytes() == &rest[..n])
+    }
+}
+
+/// Longest element name an opener has (a longer name is no opener's).
+const MAX_WORD: usize = 32;
+
+fn mentions() -> &'static Mentions {
+    static TABLE: std::sync::LazyLock<Mentions> = std::sync::LazyLock::new(|| {
+        let mut literals = vec![Vec::new(); 256];
+        for (t, _) in registry::literal_openers() {
+            if let Some(&next) = t.as_bytes().get(1) {
+                literals[usize::from(next)].push(t);
+            }
+        }
+        let mut prefixed = Vec::new();
+        let mut prefix_firsts = Vec::new();
+        for o in registry::FORMS.iter().flat_map(|r| r.glued) {
+            match o {
+                Opener::Literal(t) if t.starts_with('<') => {
+                    if let Some(&next) = t.as_bytes().get(1) {
+                        literals[usize::from(next)].push(t);
+                    }
+                }
+                Opener::Literal(_) => {}
+                Opener::Prefixed(prefixes, _) => {
+                    prefixed.push(o);
+                    prefix_firsts.extend(prefixes.iter().map(|p| p.as_bytes()[0]));
+                }
+                Opener::Element(_) => prefixed.push(o),
+            }
+        }
+        let mut words: Vec<&'static str> = registry::FORMS
+            .iter()
+            .flat_map(|r| r.openers)
+            .filter_map(|o| match o {
+                Opener::Element(word) => Some(*word),
+                _ => None,
+            })
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        assert!(words.iter().all(|w| !w.is_empty() && w.len() <= MAX_WORD));
+        let mut by_first = vec![Vec::new(); 256];
+        for w in words {
+            by_first[usize::from(w.as_bytes()[0])].push(w);
+        }
+        Mentions {
+            glued: glued_literals()
+                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                .collect(),
+            literals,
+            prefixed,
+            prefix_firsts,
+            words: by_first,
+        }
+    });
+    &TABLE
 }
 
 /// Does a call start at the beginning of `body`? `Some(Ok((offset, how)))` when it does,

@@ -659,11 +659,11 @@ impl Structure {
             if line.get(i) == Some(&b'<') {
                 // An HTML block of raw text (its closing line belongs to it), or an inline
                 // code element (the line goes on after its closer).
-                let raw = inline_raw(b, p + i, end, true)
-                    .map(|(until, after)| (until, after, RawIn::Block))
-                    .or_else(|| {
-                        code_open(b, p + i, end).map(|(until, after)| (until, after, RawIn::Line))
-                    });
+                let raw = match opens_at(b, p + i, end, false) {
+                    Opens::Raw(until, after) => Some((until, after, RawIn::Block)),
+                    Opens::Code(until, after) => Some((until, after, RawIn::Line)),
+                    _ => None,
+                };
                 if let Some((until, after, within)) = raw {
                     self.mode = Mode::Raw(until, within);
                     self.para = Para::default();
@@ -758,30 +758,31 @@ impl Structure {
                         (false, true) => RawIn::Block,
                         (false, false) => RawIn::Line,
                     };
-                    let raw = inline_raw(b, k, end, at_head)
-                        .map(|(until, after)| (until, after, within(at_head)))
-                        .or_else(|| {
-                            code_open(b, k, end).map(|(until, after)| (until, after, within(false)))
-                        });
-                    if let Some((until, after, within)) = raw {
-                        self.mode = Mode::Raw(until, within);
-                        self.para = Para::default();
-                        return Some(after);
-                    }
-                    if self.reasoning.is_none() && !self.blind_to_reasoning {
-                        if let Some((until, len)) = reasoning_open(&b[k..end]) {
+                    let reasoning = self.reasoning.is_none() && !self.blind_to_reasoning;
+                    match opens_at(b, k, end, reasoning) {
+                        Opens::Raw(until, after) => {
+                            self.mode = Mode::Raw(until, within(at_head));
+                            self.para = Para::default();
+                            return Some(after);
+                        }
+                        Opens::Code(until, after) => {
+                            self.mode = Mode::Raw(until, within(false));
+                            self.para = Para::default();
+                            return Some(after);
+                        }
+                        Opens::Reasoning(until, after) => {
                             // Its closer may follow on the line.
                             self.reasoning = Some(until);
-                            return Some(k + len);
+                            return Some(after);
                         }
+                        Opens::Quote(marker) => {
+                            // Read from the opening tag, which the region counts.
+                            self.mode = Mode::Region(Region { marker, depth: 0 });
+                            self.para = Para::default();
+                            return Some(k);
+                        }
+                        Opens::Nothing => i = k + 1,
                     }
-                    if let Some(marker) = quoting_element(b, k, end) {
-                        // Read from the opening tag, which the region counts.
-                        self.mode = Mode::Region(Region { marker, depth: 0 });
-                        self.para = Para::default();
-                        return Some(k);
-                    }
-                    i = k + 1;
                 }
                 b'{' if self.para.ticks == 0 => {
                     let starts_line = line_head && k == head;
@@ -951,9 +952,7 @@ impl Region {
             }
             Marker::Tokens(tokens) => tokens
                 .iter()
-                .filter_map(|t| {
-                    memchr::memmem::find(text, t.as_bytes()).map(|off| p + off + t.len())
-                })
+                .filter_map(|t| find_lit(text, t.as_bytes()).map(|off| p + off + t.len()))
                 .min(),
             Marker::Literal(open, close) => {
                 let mut i = 0;
@@ -1087,7 +1086,8 @@ fn starts_block(line: &[u8], i: usize, interrupts: bool) -> bool {
         || matches!(text.first(), Some(b'>' | b'#'))
         || line_head_raw(text).is_some()
         || (text.first() == Some(&b'<')
-            && (inline_raw(line, i, line.len(), true).is_some() || html_block_start(text, true)))
+            && (matches!(opens_at(line, i, line.len(), false), Opens::Raw(..))
+                || html_block_start(text, true)))
         || thematic_break(text)
 }
 
@@ -1166,41 +1166,119 @@ fn line_head_raw(text: &[u8]) -> Option<RawEnd> {
     }
 }
 
-/// An inline code element's opening tag at the `<` at `k` (`<code>`, `<kbd>`...): wherever in
-/// a line it opens, what follows is code up to its closing tag. Gives what ends it and where
-/// the reading goes on. (It starts no HTML block: CommonMark reads it as inline HTML.)
-fn code_open(b: &[u8], k: usize, end: usize) -> Option<(RawEnd, usize)> {
-    let text = &b[k..end];
-    let (local, name_end) = open_name(text)?;
-    let code = CODE_ELEMENTS
-        .iter()
-        .find(|e| e.eq_ignore_ascii_case(local))?;
-    let tag_end = memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
-    Some((RawEnd::Element(code), tag_end))
+/// What a `<` opens for the inline reading.
+enum Opens {
+    /// Raw text up to its closer (a comment, CDATA, a raw-text element, invented results),
+    /// wherever in a line it opens (`From the page: <pre>`, `Note <!-- x`): the reading goes
+    /// on at the offset given, in it.
+    Raw(RawEnd, usize),
+    /// An inline code element (`<code>`, `<kbd>`...): what follows is code up to its closing
+    /// tag; it starts no HTML block (CommonMark reads it as inline HTML).
+    Code(RawEnd, usize),
+    /// Reasoning, up to its closer; the reading goes on at the offset given.
+    Reasoning(RawEnd, usize),
+    /// A region whose content is a quotation ([`quoting_element`]).
+    Quote(Marker),
+    Nothing,
 }
 
-/// A raw-text opener at the `<` at `k`: a comment, CDATA, a raw-text element or a block of
-/// invented results, wherever in a line it opens (`From the page: <pre>`, `Note <!-- x`):
-/// what follows is raw text up to its closer, which may come on the same line or lines later.
-/// Gives what ends it and where the reading goes on.
-fn inline_raw(b: &[u8], k: usize, end: usize, _at_head: bool) -> Option<(RawEnd, usize)> {
+/// The kinds of elements the inline reading knows, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Raw(&'static str),
+    Code(&'static str),
+    Reasoning(&'static str),
+    Quote(&'static str),
+    Html,
+}
+
+/// Every element name the inline reading acts on, lower case, with its kind: in buckets by
+/// first byte, so that a lookup compares a few names of the same length at most.
+fn kinds() -> &'static [Vec<(&'static str, Kind)>] {
+    static KINDS: std::sync::OnceLock<Vec<Vec<(&'static str, Kind)>>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let mut out: Vec<Vec<(&'static str, Kind)>> = vec![Vec::new(); 256];
+        let mut add = |name: &'static str, kind: Kind| {
+            let bucket = &mut out[usize::from(name.as_bytes()[0])];
+            if !bucket.iter().any(|(n, _)| *n == name) {
+                bucket.push((name, kind));
+            }
+        };
+        for e in RAW_TEXT_ELEMENTS.iter().chain(RESULT_ELEMENTS) {
+            add(e, Kind::Raw(e));
+        }
+        for e in CODE_ELEMENTS {
+            add(e, Kind::Code(e));
+        }
+        for e in QUOTE_ELEMENTS {
+            add(e, Kind::Quote(e));
+        }
+        for mark in registry::reasoning_marks() {
+            if let Reasoning::Element(e) = mark {
+                add(e, Kind::Reasoning(e));
+            }
+        }
+        for e in HTML_ELEMENTS {
+            add(e, Kind::Html);
+        }
+        out
+    })
+}
+
+/// The kind of the element `local` (any case); `None` for a name the reading does not know.
+fn kind_of(local: &str) -> Option<Kind> {
+    let name = local.as_bytes();
+    let first = name.first()?.to_ascii_lowercase();
+    kinds()[usize::from(first)]
+        .iter()
+        .find(|(n, _)| n.len() == name.len() && n.as_bytes().eq_ignore_ascii_case(name))
+        .map(|(_, kind)| *kind)
+}
+
+/// What the `<` at `k` opens, read once: the tag's name is looked up, tokens by the byte after
+/// the `<`. Reasoning is read only when `reasoning`.
+fn opens_at(b: &[u8], k: usize, end: usize, reasoning: bool) -> Opens {
     let text = &b[k..end];
-    let (until, after) = if text.starts_with(b"<!--") {
-        (RawEnd::Literal("-->"), k + 4)
-    } else if text.starts_with(CDATA_OPEN.as_bytes()) {
-        (RawEnd::Literal("]]>"), k + CDATA_OPEN.len())
-    } else {
-        let (local, name_end) = open_name(text)?;
-        // The opening tag ends at its `>` (or the line does).
-        let tag_end =
-            memchr::memchr(b'>', &text[name_end..]).map_or(end, |off| k + name_end + off + 1);
-        let element = RAW_TEXT_ELEMENTS
-            .iter()
-            .chain(RESULT_ELEMENTS)
-            .find(|e| e.eq_ignore_ascii_case(local))?;
-        (RawEnd::Element(element), tag_end)
+    match text.get(1) {
+        Some(b'!') => {
+            return if text.starts_with(b"<!--") {
+                Opens::Raw(RawEnd::Literal("-->"), k + 4)
+            } else if text.starts_with(CDATA_OPEN.as_bytes()) {
+                Opens::Raw(RawEnd::Literal("]]>"), k + CDATA_OPEN.len())
+            } else {
+                Opens::Nothing
+            };
+        }
+        Some(b'|') if reasoning => {
+            if let Some((until, len)) = reasoning_open(text) {
+                return Opens::Reasoning(until, k + len);
+            }
+        }
+        Some(c) if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'|' | 0xEF) => {}
+        _ => return Opens::Nothing,
+    }
+    let Some((local, name_end)) = open_name(text) else {
+        return Opens::Nothing;
     };
-    Some((until, after))
+    // The opening tag ends at its `>` (or the line does).
+    let gt = memchr::memchr(b'>', &text[name_end..]).map(|off| name_end + off);
+    let tag_end = gt.map_or(end, |g| k + g + 1);
+    match kind_of(local) {
+        Some(Kind::Raw(e)) => Opens::Raw(RawEnd::Element(e), tag_end),
+        Some(Kind::Code(e)) => Opens::Code(RawEnd::Element(e), tag_end),
+        Some(Kind::Reasoning(e)) if reasoning => match gt {
+            Some(g) if !text[..g].ends_with(b"/") => {
+                Opens::Reasoning(RawEnd::Element(e), k + g + 1)
+            }
+            _ => Opens::Nothing,
+        },
+        Some(Kind::Quote(e)) => Opens::Quote(Marker::Folded(e)),
+        Some(Kind::Html | Kind::Reasoning(_)) => Opens::Nothing,
+        None => match quoting_element(b, k, end) {
+            Some(marker) => Opens::Quote(marker),
+            None => Opens::Nothing,
+        },
+    }
 }
 
 /// `<`, an optional prefix (`ns:`, or a DSML sentinel with an optional space after it) and a
@@ -1270,23 +1348,22 @@ fn element_tag(text: &[u8], k: usize, local: &str, fold: bool) -> Option<(bool, 
 
 /// Where a raw-text block's closer is in `b[p..end]`: the offset past it.
 fn raw_end(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<usize> {
-    let text = &b[p..end];
-    match until {
-        RawEnd::Literal(lit) => {
-            memchr::memmem::find(text, lit.as_bytes()).map(|off| p + off + lit.len())
+    closer_in(b, p, end, until).map(|(_, after)| after)
+}
+
+/// Where `lit` (a short literal) first stands in `hay`: a search for its first byte, each hit
+/// compared (no searcher is built per line).
+fn find_lit(hay: &[u8], lit: &[u8]) -> Option<usize> {
+    let (&first, _) = lit.split_first()?;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(first, &hay[i..]) {
+        let k = i + off;
+        if hay[k..].starts_with(lit) {
+            return Some(k);
         }
-        RawEnd::Element(local) => {
-            let mut i = 0;
-            while let Some(off) = memchr::memmem::find(&text[i..], END_TAG.as_bytes()) {
-                let k = i + off;
-                if let Some((true, after)) = element_tag(text, k, local, true) {
-                    return Some(p + after);
-                }
-                i = k + 2;
-            }
-            None
-        }
+        i = k + 1;
     }
+    None
 }
 
 /// Whether the `{` before `i` opens a JSON object as Agent Zero's tolerant reader reads one: a
@@ -1331,11 +1408,11 @@ fn closer_in(b: &[u8], p: usize, end: usize, until: RawEnd) -> Option<(usize, us
     let text = &b[p..end];
     match until {
         RawEnd::Literal(lit) => {
-            memchr::memmem::find(text, lit.as_bytes()).map(|off| (p + off, p + off + lit.len()))
+            find_lit(text, lit.as_bytes()).map(|off| (p + off, p + off + lit.len()))
         }
         RawEnd::Element(local) => {
             let mut i = 0;
-            while let Some(off) = memchr::memmem::find(&text[i..], END_TAG.as_bytes()) {
+            while let Some(off) = find_lit(&text[i..], END_TAG.as_bytes()) {
                 let k = i + off;
                 if let Some((true, after)) = element_tag(text, k, local, true) {
                     return Some((p + k, p + after));
@@ -1458,16 +1535,22 @@ fn quoting_element(b: &[u8], k: usize, end: usize) -> Option<Marker> {
         }
         None => &text[name_end..],
     };
+    // An attribute named as a tool's (`name=`, `tool=`): each `=` of the tag, the word before
+    // it.
     let names_tool = || {
-        TOOL_NAME_ATTRS.iter().any(|attr| {
-            memchr::memmem::find_iter(tag, attr.as_bytes()).any(|at| {
-                at > 0
-                    && tag[at - 1].is_ascii_whitespace()
-                    && tag[at + attr.len()..]
-                        .iter()
-                        .find(|c| !c.is_ascii_whitespace())
-                        == Some(&b'=')
-            })
+        memchr::memchr_iter(b'=', tag).any(|eq| {
+            let before = tag[..eq].trim_ascii_end();
+            let word = before
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            let at = before.len() - word;
+            at > 0
+                && before[at - 1].is_ascii_whitespace()
+                && TOOL_NAME_ATTRS
+                    .iter()
+                    .any(|a| a.as_bytes() == &before[at..])
         })
     };
     let is_html = || HTML_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(local));
