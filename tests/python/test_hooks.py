@@ -353,16 +353,18 @@ def test_catalog_falls_back_to_agent_zero_tools(a0):
     assert len(a0.turns.build_catalog("")) == len(ctb.Catalog.agent_zero())
 
 
-def test_one_hook_point_per_generation_and_none_after_the_stream_ends(a0):
+def test_one_decision_point_per_generation_and_after_the_stream_only_the_log(a0):
     """v1.x decides in `call_chat_model`'s end hook, v2.6 and the newest in
     `call_chat_model_turn`'s: inside the model call, before any step of the loop has seen
-    the reply. The plugin has no hook at `message_loop_result` or later."""
+    the reply. After the stream the plugin only shows the reply that runs in the UI log
+    (`response_stream_end`); it has no hook at `message_loop_result` or later."""
     assert hasattr(a0.agent_module.Agent, "call_chat_model_turn") is (a0.generation != "v1")
     points = a0.root / "usr/plugins/claude_tool_bridge/extensions/python"
     assert sorted(str(p.relative_to(points).parent) for p in points.rglob("*.py")) == [
         "_functions/agent/Agent/call_chat_model/end",
         "_functions/agent/Agent/call_chat_model_turn/end",
         "chat_model_call_before",
+        "response_stream_end",
         "startup_migration",
     ]
 

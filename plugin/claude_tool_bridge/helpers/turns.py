@@ -685,6 +685,18 @@ class Settled:
     # A failure of the bridge after a re-ask: the re-asked reply goes on untouched.
     error: Exception | None = None
 
+    @property
+    def rewritten(self) -> str | None:
+        """The reply that runs when the bridge wrote it (a translation, or prose sent through
+        `response`), else None: Agent Zero's log, filled from the streamed text, has not seen
+        it."""
+        final = self.decisions[-1] if self.decisions else None
+        if final is None or self.left_alone or self.error is not None:
+            return None
+        if final.outcome not in ("translated", "prose"):
+            return None
+        return str(final.reply)
+
 
 def usable(decision: Any) -> bool:
     """Whether Agent Zero can use the reply a decision hands on."""
