@@ -226,6 +226,29 @@ def settings_to_store(settings: Any) -> Any:
     )
 
 
+def settings_view(settings: Any) -> dict[str, Any]:
+    """The plugin's API for its settings screen (`api/settings.py`): what `settings` (what
+    the screen got from Agent Zero: a saved config.json as it is, or the defaults file)
+    amount to, as `settings_for_display` gives it: `{"ok": True, "data": ...}`. Without the
+    wheel, or when that fails, `{"ok": False, "error": ...}`: the screen then says it shows
+    the file as it is."""
+    try:
+        handle = bridge()
+        if handle is None:
+            return {
+                "ok": False,
+                "error": "the claude_tool_bridge wheel is not installed in this Agent Zero's "
+                "Python (see the log)",
+            }
+        shown, warnings = handle.settings_for_display(settings)
+        for warning in warnings:
+            _setting_warning(warning)
+        return {"ok": True, "data": shown}
+    except Exception as exc:  # noqa: BLE001
+        _log_error("showing the settings", exc, "the screen shows the file as it is")
+        return {"ok": False, "error": f"the settings could not be read ({type(exc).__name__})"}
+
+
 def _settings_through_core(
     hook: str, convert: Callable[[Bridge], tuple[Any, list[str]]], settings: Any
 ) -> Any:
