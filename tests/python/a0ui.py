@@ -102,8 +102,8 @@ class AgentZeroWeb(LoopbackServer):
             name = data.get("plugin_name", "")
             action = data.get("action")
             if action == "get_config":
-                if name in plugins.SAVED:
-                    return 200, {"ok": True, "loaded_path": "config.json", "data": plugins.SAVED[name]}
+                if name in plugins.SAVED:  # read as it is (a file that is no JSON: an error)
+                    return 200, {"ok": True, "loaded_path": "config.json", "data": plugins.read_saved(name)}
                 return 200, {"ok": True, "loaded_path": "", "data": plugins.get_plugin_config(name) or {}}
             if action == "get_default_config":
                 return 200, {"ok": True, "data": plugins.get_default_plugin_config(name) or {}}

@@ -237,6 +237,17 @@ def test_bad_saved_values_are_shown_as_in_force_with_a_warning_at_each(browser, 
         assert page.errors == []
 
 
+def test_a_saved_file_agent_zero_cannot_read_shows_the_bridge_off(browser, a0_factory):
+    a0 = a0_factory("v26")
+    a0.plugins.SAVED[NAME] = a0.plugins.Unparsable("{")
+    with AgentZeroWeb(a0) as web:
+        page = open_settings(browser, web, "settings-broken-file")
+        fields = page.eval(FIELDS)
+    assert fields["enabled"] is False
+    [warning] = fields["top_warnings"]
+    assert warning.startswith("the saved settings cannot be used (JSONDecodeError")
+
+
 @pytest.mark.parametrize("generation", ["v26"])
 async def test_the_re_asks_line_after_a_conversation(browser, a0_factory, generation):
     a0 = a0_factory(generation)

@@ -39,12 +39,13 @@ def get_config(a0, saved):
     return a0.plugins.get_plugin_config(NAME) or {}
 
 
-async def view(a0, form):
-    """The plugin's API, as the screen calls it."""
+async def view(a0, form, loaded=True):
+    """The plugin's API, as the screen calls it (`loaded`: the form is what it loaded)."""
     from helpers.api import load_handler
 
     handler = load_handler(a0.root / "usr" / "plugins" / NAME / "api" / "settings.py")
-    return await handler().process({"settings": form}, None)
+    return await handler().process(
+        {"settings": form, "loaded": loaded, "project_name": "", "agent_profile": ""}, None)
 
 
 def in_force(a0, saved):
@@ -95,6 +96,22 @@ async def test_a_file_agent_zero_cannot_use_leaves_the_bridge_off_on_the_screen_
     shown = (await view(a0, ["not", "a", "mapping"]))["data"]
     assert shown["enabled"] is False
     assert [w["key"] for w in shown["_warnings"]] == [""]
+
+
+async def test_a_file_agent_zero_cannot_read_shows_the_bridge_off(a0):
+    """A broken config.json: Agent Zero's settings API fails and the screen gets nothing
+    (`{}`), while a turn finds the settings unreadable and runs with the bridge off. The
+    screen shows that, and why; a form the user changed since (Reset to default) is shown
+    as it is."""
+    a0.plugins.SAVED[NAME] = a0.plugins.Unparsable("{")
+    runs_with, _ = a0.turns.config_from_settings(a0.agent_zero._load_settings(None))
+    assert runs_with.enabled is False  # what a turn finds
+    shown = (await view(a0, {}))["data"]
+    assert shown["enabled"] is False
+    [warning] = shown["_warnings"]
+    assert warning["key"] == "" and "the bridge is off until they are fixed" in warning["text"]
+    reset = (await view(a0, dict(DEFAULTS), loaded=False))["data"]
+    assert settings(reset) == DEFAULTS and reset["_warnings"] == []
 
 
 async def test_without_the_wheel_the_screen_is_told_it_shows_the_file(a0, monkeypatch):

@@ -226,12 +226,16 @@ def settings_to_store(settings: Any) -> Any:
     )
 
 
-def settings_view(settings: Any) -> dict[str, Any]:
+def settings_view(
+    settings: Any, loaded: bool = False, project_name: str = "", agent_profile: str = ""
+) -> dict[str, Any]:
     """The plugin's API for its settings screen (`api/settings.py`): what `settings` (what
     the screen got from Agent Zero: a saved config.json as it is, or the defaults file)
-    amount to, as `settings_for_display` gives it: `{"ok": True, "data": ...}`. Without the
-    wheel, or when that fails, `{"ok": False, "error": ...}`: the screen then says it shows
-    the file as it is."""
+    amount to, as `settings_for_display` gives it: `{"ok": True, "data": ...}`. When they
+    are what the screen `loaded` and Agent Zero cannot read the saved settings of that scope
+    at all (the screen then got nothing), the answer is what the bridge runs with: off, and
+    why. Without the wheel, or when that fails, `{"ok": False, "error": ...}`: the screen
+    then says it shows the file as it is."""
     try:
         handle = bridge()
         if handle is None:
@@ -240,6 +244,10 @@ def settings_view(settings: Any) -> dict[str, Any]:
                 "error": "the claude_tool_bridge wheel is not installed in this Agent Zero's "
                 "Python (see the log)",
             }
+        if loaded:
+            unreadable = _unreadable_settings(project_name, agent_profile)
+            if unreadable is not None:
+                settings = unreadable
         shown, warnings = handle.settings_for_display(settings)
         for warning in warnings:
             _setting_warning(warning)
@@ -247,6 +255,20 @@ def settings_view(settings: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         _log_error("showing the settings", exc, "the screen shows the file as it is")
         return {"ok": False, "error": f"the settings could not be read ({type(exc).__name__})"}
+
+
+def _unreadable_settings(project_name: str, agent_profile: str) -> Any:
+    """`Unreadable` when Agent Zero cannot read the plugin's saved settings of that scope (a
+    broken `config.json`), else None."""
+    try:
+        from helpers.plugins import get_plugin_config
+
+        get_plugin_config(PLUGIN_NAME, project_name=project_name, agent_profile=agent_profile)
+        return None
+    except Exception as exc:  # noqa: BLE001 - what a turn would find: the bridge is off
+        from usr.plugins.claude_tool_bridge.helpers.turns import Unreadable
+
+        return Unreadable(f"{type(exc).__name__}: {plain(str(exc), 200)}")
 
 
 def _settings_through_core(

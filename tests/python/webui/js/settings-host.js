@@ -14,6 +14,8 @@ async function plugins(body) {
 }
 
 const model = {
+    projectName: "",
+    agentProfileKey: "",
     settings: {},
     settingsSnapshotJson: "",
     saved: 0,
