@@ -165,6 +165,11 @@ async def test_translated_call_runs_as_json(a0):
     assert got["tool_args"]["reset"] is False
     assert got["tool_args"]["session"] == 0
     assert warnings(agent) == []
+    # what the user sees: the step titled and filled from the request that runs
+    [step] = [item for item in agent.ui_log() if item["type"] == "agent"]
+    assert step["heading"] == "A0: Running a terminal command"
+    assert step["kvps"]["thoughts"] == ["I will list the files."]
+    assert step["kvps"]["tool_args"] == got["tool_args"]
 
 
 async def test_json_reply_is_left_alone(a0):
@@ -474,6 +479,8 @@ async def test_the_safety_check_judges_the_reply_that_runs_after_a_silent_re_ask
     assert gate["judged"] == LS_CALL  # the streamed text of the reply that runs
     assert "no_such_tool" not in gate["judged"]
     assert "no_such_tool" not in "".join(m for m in ai_messages(agent))
+    assert [i["heading"] for i in agent.ui_log()] == ["A0: Running a terminal command"]
+    assert "no_such_tool" not in json.dumps(agent.ui_log())
     if a0.generation == "newest":
         assert [json.loads(seen)["tool_name"] for seen in agent.data["seen_by_core"]] == [
             "code_execution_tool"
