@@ -4,8 +4,10 @@
   wheel importable (see `helpers/install.py` for the order) or reports once why not.
 - `install()`: from the plugin installer; the same, raising when it fails.
 - `uninstall()`: before the plugin folder is deleted; removes the wheel again.
-- `get_plugin_config()`: the settings screen and the plugin read every key, the saved values
-  laid over the defaults (Agent Zero hands back a saved `config.json` as it is).
+- `get_plugin_config()`: the plugin reads every key, the saved values laid over the defaults
+  (Agent Zero hands back a saved `config.json` as it is). Agent Zero's settings screen calls
+  it only when no `config.json` exists; the screen (`webui/config.html`) therefore asks the
+  plugin's API (`api/settings.py`) what the settings it got amount to.
 - `save_plugin_config()`: the settings screen saves only what differs from the defaults.
 
 The work is done in `helpers/` (`install`: standard library only; `agent_zero`: the module

@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 def _purge() -> None:
     for name in list(sys.modules):
         top = name.split(".")[0]
-        if name in ("agent", "a0loop") or top in ("helpers", "usr") or name.startswith(("a0ext_", "a0hooks_", "_ic_checker")):
+        if name in ("agent", "a0loop") or top in ("helpers", "usr", "extensions", "api") or name.startswith(("a0ext_", "a0hooks_", "a0api_", "_ic_checker")):
             del sys.modules[name]
 
 

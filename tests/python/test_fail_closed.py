@@ -78,10 +78,11 @@ async def test_an_unreadable_models_value_covers_no_model(a0):
     await agent.turn(MESSAGES)
     assert provider.requests[0].stop is None and handed_on(a0, agent) == [LS_CALL]
     assert shown(a0)["models"] == []
-    assert shown(a0)["_warnings"] == [
-        "`models` must be a list of model name patterns, not a number (5); no model is "
-        "covered until this is fixed"
-    ]
+    assert shown(a0)["_warnings"] == [{
+        "key": "models",
+        "text": "`models` must be a list of model name patterns, not a number (5); no model is "
+        "covered until this is fixed",
+    }]
 
 
 async def test_a_bad_pattern_is_dropped_and_the_rest_still_covers(a0):

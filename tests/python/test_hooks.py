@@ -165,6 +165,11 @@ async def test_translated_call_runs_as_json(a0):
     assert got["tool_args"]["reset"] is False
     assert got["tool_args"]["session"] == 0
     assert warnings(agent) == []
+    # what the user sees: the step titled and filled from the request that runs
+    [step] = [item for item in agent.ui_log() if item["type"] == "agent"]
+    assert step["heading"] == "A0: Running a terminal command"
+    assert step["kvps"]["thoughts"] == ["I will list the files."]
+    assert step["kvps"]["tool_args"] == got["tool_args"]
 
 
 async def test_json_reply_is_left_alone(a0):
@@ -353,16 +358,18 @@ def test_catalog_falls_back_to_agent_zero_tools(a0):
     assert len(a0.turns.build_catalog("")) == len(ctb.Catalog.agent_zero())
 
 
-def test_one_hook_point_per_generation_and_none_after_the_stream_ends(a0):
+def test_one_decision_point_per_generation_and_after_the_stream_only_the_log(a0):
     """v1.x decides in `call_chat_model`'s end hook, v2.6 and the newest in
     `call_chat_model_turn`'s: inside the model call, before any step of the loop has seen
-    the reply. The plugin has no hook at `message_loop_result` or later."""
+    the reply. After the stream the plugin only shows the reply that runs in the UI log
+    (`response_stream_end`); it has no hook at `message_loop_result` or later."""
     assert hasattr(a0.agent_module.Agent, "call_chat_model_turn") is (a0.generation != "v1")
     points = a0.root / "usr/plugins/claude_tool_bridge/extensions/python"
     assert sorted(str(p.relative_to(points).parent) for p in points.rglob("*.py")) == [
         "_functions/agent/Agent/call_chat_model/end",
         "_functions/agent/Agent/call_chat_model_turn/end",
         "chat_model_call_before",
+        "response_stream_end",
         "startup_migration",
     ]
 
@@ -472,6 +479,8 @@ async def test_the_safety_check_judges_the_reply_that_runs_after_a_silent_re_ask
     assert gate["judged"] == LS_CALL  # the streamed text of the reply that runs
     assert "no_such_tool" not in gate["judged"]
     assert "no_such_tool" not in "".join(m for m in ai_messages(agent))
+    assert [i["heading"] for i in agent.ui_log()] == ["A0: Running a terminal command"]
+    assert "no_such_tool" not in json.dumps(agent.ui_log())
     if a0.generation == "newest":
         assert [json.loads(seen)["tool_name"] for seen in agent.data["seen_by_core"]] == [
             "code_execution_tool"

@@ -94,6 +94,15 @@ def plan_stops():
     return ctb.Session(ctb.Config()).begin_turn(MODEL, []).stops
 
 
+def ui_steps(agent):
+    """The steps Agent Zero's web UI draws from the agent's log: title, thoughts, tool."""
+    return [(item["heading"], item["kvps"].get("thoughts"), item["kvps"].get("tool_name"))
+            for item in agent.ui_log() if item["type"] == "agent"]
+
+
+LS_STEP = ("A0: Running a terminal command", ["I will list the files."], "code_execution_tool")
+
+
 async def test_the_bridge_stop_strings_arrive_in_the_provider_request(a0):
     with ReplayServer([JSON_REPLY]) as server:
         agent = agent_for(a0, server)
@@ -128,6 +137,7 @@ async def test_a_stopped_reply_is_completed_and_translated(a0):
     assert got["tool_args"] == {"runtime": "terminal", "session": 0, "reset": False, "code": "ls -la"}
     assert json.loads(history_ai(agent)[0]) == got
     assert [e for e in agent.history if e[0] == "warning"] == []
+    assert ui_steps(agent) == [LS_STEP]  # what the user sees: the step that runs
 
 
 async def test_early_stop_ends_reading_at_the_first_call(a0):
@@ -144,6 +154,7 @@ async def test_early_stop_ends_reading_at_the_first_call(a0):
     assert read < served.deltas_total / 4, (read, served.deltas_total)
     assert read * 40 < len(LS_CALL) + 80  # stopped within two deltas of the call's end
     assert got is not None and got["tool_name"] == "code_execution_tool"
+    assert ui_steps(agent) == [LS_STEP]
 
 
 async def test_a_provider_stop_ends_the_stream_itself(a0):
@@ -172,6 +183,8 @@ async def test_a_discard_asks_again_without_stop_strings(a0):
     assert history_ai(agent) == [JSON_REPLY]
     assert [e for e in agent.history if e[0] == "warning"] == []
     assert got["tool_name"] == "code_execution_tool"
+    assert ui_steps(agent) == [("A0: ls", ["listing"], "code_execution_tool")]
+    assert "no_such_tool" not in json.dumps(agent.ui_log())  # the dropped reply is not shown
 
 
 def test_litellm_is_the_pinned_version():

@@ -3,7 +3,8 @@
 - helpers/install.py: the standard library only (it runs before the wheel exists);
 - helpers/turns.py: the standard library and the wheel; never Agent Zero;
 - helpers/agent_zero.py: the one module that imports Agent Zero;
-- hooks.py: the standard library and the plugin's own helpers.
+- hooks.py: the standard library and the plugin's own helpers;
+- api/settings.py: Agent Zero's API handler base and the plugin's own helpers.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ ALLOWED = {
     "helpers/turns.py": {"claude_tool_bridge"},
     "helpers/agent_zero.py": {"helpers", HELPERS},
     "hooks.py": {HELPERS},
+    "api/settings.py": {"helpers.api", HELPERS},
 }
 
 

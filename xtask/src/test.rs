@@ -1,6 +1,6 @@
 //! `cargo xtask test`: every check CI runs, in order: fmt, clippy, docs, the version check,
 //! Rust tests, then the Python side (the wheel's type stubs against the module, the release
-//! workflow's lints, the Python and plugin tests).
+//! workflow's lints, the Python and plugin tests, the browser test in headless Chromium).
 
 use std::path::Path;
 use std::process::Command;
@@ -47,6 +47,7 @@ fn python_tests() -> Result<(), String> {
             .current_dir(crate::dist::venv_dir()),
     )?;
     lint_workflows()?;
+    ensure_chromium()?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -91,6 +92,45 @@ fn lint_workflows() -> Result<(), String> {
             .args(&workflows)
             .current_dir(root()),
     )
+}
+
+/// The names Debian's Chromium (and other builds) go by; `tests/python/cdp.py` looks for the
+/// same.
+const CHROMIUM: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
+
+/// The browser test (`tests/python/test_browser.py`) drives headless Chromium: installed with
+/// `apt-get install -y chromium` when none is on `PATH` (CI runs as root on Debian; the
+/// package lists are updated first when the install fails without), else the command fails
+/// saying what is missing.
+fn ensure_chromium() -> Result<(), String> {
+    if CHROMIUM.iter().any(|name| on_path(name)) {
+        return Ok(());
+    }
+    let install = || {
+        util::run(
+            Command::new("apt-get")
+                .args(["install", "-y", "chromium"])
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        )
+    };
+    if install().is_err() {
+        util::run(Command::new("apt-get").arg("update"))?;
+        install()?;
+    }
+    if CHROMIUM.iter().any(|name| on_path(name)) {
+        Ok(())
+    } else {
+        Err(
+            "no Chromium on PATH after `apt-get install -y chromium`: the browser test \
+             (tests/python/test_browser.py) needs it"
+                .to_owned(),
+        )
+    }
+}
+
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
 }
 
 fn has_extension(path: &Path, ext: &str) -> bool {

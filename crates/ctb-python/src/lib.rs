@@ -52,28 +52,52 @@ fn guarded_py<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         .unwrap_or_else(|_| Err(BridgeError::new_err(format!("internal error in {what}"))))
 }
 
-/// Builds the config from a parsed document; the warnings as lines of text.
-fn config_from_value(value: Value) -> Result<(ctb::Config, Vec<String>), String> {
+/// A settings document's warnings: each one's key and its line of text.
+type KeyedWarnings = Vec<(String, String)>;
+
+/// Builds the config from a parsed document, with each warning's key.
+fn config_from_value(value: Value) -> Result<(ctb::Config, KeyedWarnings), String> {
     let (config, warnings) = ctb::Config::from_value(value).map_err(|e| e.to_string())?;
-    Ok((config, warnings.iter().map(ToString::to_string).collect()))
+    Ok((config, keyed(&warnings)))
+}
+
+fn keyed(warnings: &[ctb::ConfigWarning]) -> KeyedWarnings {
+    warnings
+        .iter()
+        .map(|w| (w.key().to_owned(), w.to_string()))
+        .collect()
+}
+
+fn texts(warnings: KeyedWarnings) -> Vec<String> {
+    warnings.into_iter().map(|(_, text)| text).collect()
+}
+
+/// JSON text as a document; blank text is `null` (the defaults).
+fn json_document(text: &str) -> Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))
+}
+
+/// YAML text as a document.
+fn yaml_document(text: &str) -> Result<Value, String> {
+    let yaml: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(text).map_err(|e| format!("YAML: {e}"))?;
+    serde_json::to_value(yaml).map_err(|e| format!("YAML: {e}"))
 }
 
 /// Reads settings from JSON text (a saved `config.json`): the settings and one warning per
 /// unknown key or unusable value (that key keeps its default). Blank text gives the defaults.
 pub fn parse_config_json(text: &str) -> Result<(ctb::Config, Vec<String>), String> {
-    if text.trim().is_empty() {
-        return config_from_value(Value::Null);
-    }
-    let value = serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))?;
-    config_from_value(value)
+    let (config, warnings) = config_from_value(json_document(text)?)?;
+    Ok((config, texts(warnings)))
 }
 
 /// Reads settings from YAML text (as in `default_config.yaml`); see [`parse_config_json`].
 pub fn parse_config_yaml(text: &str) -> Result<(ctb::Config, Vec<String>), String> {
-    let yaml: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(text).map_err(|e| format!("YAML: {e}"))?;
-    let value = serde_json::to_value(yaml).map_err(|e| format!("YAML: {e}"))?;
-    config_from_value(value)
+    let (config, warnings) = config_from_value(yaml_document(text)?)?;
+    Ok((config, texts(warnings)))
 }
 
 fn to_value_error(msg: String) -> PyErr {
@@ -145,12 +169,14 @@ impl PyCatalog {
 #[derive(Clone)]
 pub struct PyConfig {
     inner: ctb::Config,
-    warnings: Vec<String>,
+    warnings: KeyedWarnings,
 }
 
 impl PyConfig {
-    fn wrap(parsed: Result<(ctb::Config, Vec<String>), String>) -> PyResult<Self> {
-        let (inner, warnings) = parsed.map_err(to_value_error)?;
+    fn wrap(document: Result<Value, String>) -> PyResult<Self> {
+        let (inner, warnings) = document
+            .and_then(config_from_value)
+            .map_err(to_value_error)?;
         Ok(Self { inner, warnings })
     }
 }
@@ -171,13 +197,13 @@ impl PyConfig {
     /// ValueError.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        guarded_py("Config.from_json", || Self::wrap(parse_config_json(text)))
+        guarded_py("Config.from_json", || Self::wrap(json_document(text)))
     }
 
     /// Settings from YAML text (`default_config.yaml`).
     #[staticmethod]
     fn from_yaml(text: &str) -> PyResult<Self> {
-        guarded_py("Config.from_yaml", || Self::wrap(parse_config_yaml(text)))
+        guarded_py("Config.from_yaml", || Self::wrap(yaml_document(text)))
     }
 
     /// Settings from a dict (a saved `config.json` as Agent Zero hands it over), key by key:
@@ -188,12 +214,12 @@ impl PyConfig {
     fn from_dict(py: Python<'_>, settings: &Bound<'_, PyAny>) -> PyResult<Self> {
         guarded_py("Config.from_dict", || {
             let Some(entries) = convert::to_entries(settings)? else {
-                return Self::wrap(config_from_value(convert::to_value(settings)?));
+                return Self::wrap(Ok(convert::to_value(settings)?));
             };
             let (inner, warnings) = py.detach(|| ctb::Config::from_entries(entries));
             Ok(Self {
                 inner,
-                warnings: warnings.iter().map(ToString::to_string).collect(),
+                warnings: keyed(&warnings),
             })
         })
     }
@@ -201,6 +227,12 @@ impl PyConfig {
     /// One line per unknown key or wrongly typed value found while loading.
     #[getter]
     fn warnings(&self) -> Vec<String> {
+        texts(self.warnings.clone())
+    }
+
+    /// The same warnings, each with the key it is about (an unknown key: that key).
+    #[getter]
+    fn warnings_by_key(&self) -> KeyedWarnings {
         self.warnings.clone()
     }
 

@@ -15,8 +15,17 @@ never by its version string:
 Both run inside Agent Zero's model call, before the message loop has looked at the reply:
 the stream-end events (where the newest core's `_infection_check` plugin starts its safety
 check on the streamed text), `message_loop_result` (`_05_leaked_tool_call`,
-`_context_doctor`), history, tool extraction and logging all see the reply that runs, also
-after a silent re-ask (the re-ask streams through the same callbacks).
+`_context_doctor`), history and tool extraction all see the reply that runs, also after a
+silent re-ask (the re-ask streams through the same callbacks).
+
+The web UI's log is the exception: Agent Zero fills it only from the text as it streams in
+(`handle_response_stream` and the `response_stream` extensions: the step's heading and
+thoughts, the answer item). When the bridge wrote the reply that runs (a translation, prose
+sent through `response`), `show_reply_that_runs`, called at `response_stream_end`, hands that
+reply to `handle_response_stream` once, the way a streamed JSON reply would have reached it;
+before a re-ask the step is put back as it was when the turn began and an answer item the
+dropped reply made is set aside, so the dropped reply is never shown as the answer (see
+"the UI log" below).
 
 Errors: every function here that Agent Zero calls (the hooks below, the settings hooks,
 the stream callback the plugin wraps) catches whatever the plugin's own code raises, whatever
@@ -34,6 +43,7 @@ import re
 import sys
 import time
 import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -216,6 +226,51 @@ def settings_to_store(settings: Any) -> Any:
     )
 
 
+def settings_view(
+    settings: Any, loaded: bool = False, project_name: str = "", agent_profile: str = ""
+) -> dict[str, Any]:
+    """The plugin's API for its settings screen (`api/settings.py`): what `settings` (what
+    the screen got from Agent Zero: a saved config.json as it is, or the defaults file)
+    amount to, as `settings_for_display` gives it: `{"ok": True, "data": ...}`. When they
+    are what the screen `loaded` and Agent Zero cannot read the saved settings of that scope
+    at all (the screen then got nothing), the answer is what the bridge runs with: off, and
+    why. Without the wheel, or when that fails, `{"ok": False, "error": ...}`: the screen
+    then says it shows the file as it is."""
+    try:
+        handle = bridge()
+        if handle is None:
+            return {
+                "ok": False,
+                "error": "the claude_tool_bridge wheel is not installed in this Agent Zero's "
+                "Python (see the log)",
+            }
+        if loaded:
+            unreadable = _unreadable_settings(project_name, agent_profile)
+            if unreadable is not None:
+                settings = unreadable
+        shown, warnings = handle.settings_for_display(settings)
+        for warning in warnings:
+            _setting_warning(warning)
+        return {"ok": True, "data": shown}
+    except Exception as exc:  # noqa: BLE001
+        _log_error("showing the settings", exc, "the screen shows the file as it is")
+        return {"ok": False, "error": f"the settings could not be read ({type(exc).__name__})"}
+
+
+def _unreadable_settings(project_name: str, agent_profile: str) -> Any:
+    """`Unreadable` when Agent Zero cannot read the plugin's saved settings of that scope (a
+    broken `config.json`), else None."""
+    try:
+        from helpers.plugins import get_plugin_config
+
+        get_plugin_config(PLUGIN_NAME, project_name=project_name, agent_profile=agent_profile)
+        return None
+    except Exception as exc:  # noqa: BLE001 - what a turn would find: the bridge is off
+        from usr.plugins.claude_tool_bridge.helpers.turns import Unreadable
+
+        return Unreadable(f"{type(exc).__name__}: {plain(str(exc), 200)}")
+
+
 def _settings_through_core(
     hook: str, convert: Callable[[Bridge], tuple[Any, list[str]]], settings: Any
 ) -> Any:
@@ -251,7 +306,9 @@ async def chat_model_call_before(agent: Any, call_data: Any) -> None:
         return
     saved = _save_call(call_data)
     try:
-        handle.start_turn(agent, call_data, lambda: _load_settings(agent), _setting_warning)
+        turn = handle.start_turn(agent, call_data, lambda: _load_settings(agent), _setting_warning)
+        if turn is not None:
+            _remember_log(agent)
     except Exception as exc:
         _log_error("chat_model_call_before", exc, "the model call is left as Agent Zero made it")
         _restore_call(call_data, saved)
@@ -350,6 +407,7 @@ async def _decide(
             return result
 
         async def ask_again() -> Any:
+            _rewind_log(agent)
             try:
                 return await getattr(agent, method)(**turn.call)
             except BaseException as exc:
@@ -369,6 +427,7 @@ async def _decide(
         _log_error(where, exc)
         return result
     _report(agent, settled, where)
+    _to_show(agent, settled.rewritten)
     return handed
 
 
@@ -424,6 +483,134 @@ def _report(agent: Any, settled: Settled, where: str) -> None:
             )
     except Exception as exc:  # noqa: BLE001
         _log_error("reporting a decision", exc, "the decision stands")
+
+
+# ---------------------------------------------------------------- the UI log
+#
+# Agent Zero's web UI reads the chat log (`agent.context.log`): per loop iteration a step item
+# (`loop_data.params_temporary["log_item_generating"]`, made at `before_main_llm_call` and
+# titled "A0: Calling LLM...") and, for a `response` request, an answer item
+# (`params_temporary["log_item_response"]`, sharing the step's id; the `response` tool marks
+# it finished, which ends the step group). Both are filled only from the streamed text. The
+# bridge keeps, per agent, what it needs to show the reply that runs instead:
+
+UI_ATTR = "_claude_tool_bridge_ui"
+
+
+@dataclass
+class _Shown:
+    """The log of one loop iteration whose reply the bridge decides about."""
+
+    loop_data: Any
+    iteration: Any
+    # The step item, and what it showed when the turn began (put back before a re-ask).
+    step: Any
+    heading: Any
+    content: Any
+    kvps: Any
+    # Answer items that dropped replies made while they streamed.
+    dropped_answers: list[Any] = field(default_factory=list)
+    # The reply that runs, when the bridge wrote it: shown at `response_stream_end`.
+    reply: str | None = None
+
+
+def _current(agent: Any) -> _Shown | None:
+    """The record for the agent's current loop iteration, or None."""
+    shown = getattr(agent, UI_ATTR, None)
+    if not isinstance(shown, _Shown):
+        return None
+    loop_data = getattr(agent, "loop_data", None)
+    if shown.loop_data is not loop_data or shown.iteration != getattr(loop_data, "iteration", None):
+        return None
+    return shown
+
+
+def _params(shown: _Shown) -> dict[str, Any]:
+    params = getattr(shown.loop_data, "params_temporary", None)
+    return params if isinstance(params, dict) else {}
+
+
+def _remember_log(agent: Any) -> None:
+    """When a covered turn begins (not again for its re-asks): what the step item shows."""
+    try:
+        if _current(agent) is not None:
+            return  # a re-ask of this iteration's turn
+        loop_data = getattr(agent, "loop_data", None)
+        params = getattr(loop_data, "params_temporary", None)
+        step = params.get("log_item_generating") if isinstance(params, dict) else None
+        kvps = getattr(step, "kvps", None)
+        setattr(agent, UI_ATTR, _Shown(
+            loop_data=loop_data,
+            iteration=getattr(loop_data, "iteration", None),
+            step=step,
+            heading=getattr(step, "heading", None),
+            content=getattr(step, "content", None),
+            kvps=dict(kvps) if isinstance(kvps, dict) else {},
+        ))
+    except Exception as exc:  # noqa: BLE001 - an agent that takes no attributes
+        _log_error("remembering the UI log", exc, "the log shows what streamed")
+
+
+def _rewind_log(agent: Any) -> None:
+    """Before a re-ask: the step shows again what it showed when the turn began, and an
+    answer item the dropped reply made is set aside (the re-asked reply makes its own)."""
+    try:
+        shown = _current(agent)
+        if shown is None:
+            return
+        if shown.step is not None:
+            shown.step.update(heading=shown.heading, content=shown.content, kvps=dict(shown.kvps))
+        answer = _params(shown).pop("log_item_response", None)
+        if answer is not None:
+            shown.dropped_answers.append(answer)
+    except Exception as exc:  # noqa: BLE001
+        _log_error("rewinding the UI log", exc, "the log may show the dropped reply")
+
+
+def _to_show(agent: Any, reply: str | None) -> None:
+    try:
+        shown = _current(agent)
+        if shown is not None:
+            shown.reply = reply
+    except Exception as exc:  # noqa: BLE001
+        _log_error("showing the reply", exc, "the log shows what streamed")
+
+
+async def show_reply_that_runs(agent: Any, loop_data: Any) -> None:
+    """`response_stream_end` (after the model call, and after the newest core has handed its
+    last streamed text to the log): the reply the bridge wrote goes through
+    `handle_response_stream` as a streamed JSON reply would have, filling the step's heading,
+    thoughts and tool, and the answer item of a `response`. An answer item a dropped reply
+    made, and that the reply that runs did not take over, becomes a copy of the step, so it
+    is never shown as the answer. What Agent Zero's own `handle_response_stream` raises (an
+    intervention) passes through."""
+    try:
+        shown = _current(agent)
+        if shown is None or shown.loop_data is not loop_data:
+            return
+        setattr(agent, UI_ATTR, None)
+        reply = shown.reply
+        handle = getattr(agent, "handle_response_stream", None) if reply else None
+    except Exception as exc:  # noqa: BLE001
+        _log_error("showing the reply", exc, "the log shows what streamed")
+        return
+    if handle is not None:
+        await handle(reply)
+    try:
+        params = _params(shown)
+        step = params.get("log_item_generating")
+        for answer in shown.dropped_answers:
+            if answer is params.get("log_item_response"):
+                continue
+            kvps = getattr(step, "kvps", None)
+            answer.update(
+                type="agent",
+                heading=getattr(step, "heading", "") or "",
+                content=getattr(step, "content", "") or "",
+                kvps={k: v for k, v in kvps.items() if k != "step"} if isinstance(kvps, dict) else {},
+            )
+    except Exception as exc:  # noqa: BLE001
+        _log_error("showing the reply", exc, "the log may show the dropped reply")
 
 
 def _snapshot(result: Any) -> dict[str, Any]:

@@ -50,17 +50,24 @@ class Unreadable:
         self.why = why
 
 
-def _off(why: str) -> tuple[ctb.Config, list[str]]:
+# A warning about the settings as a whole, not about one key.
+WHOLE = ""
+
+# A warning: the key it is about (`WHOLE` for the settings as a whole) and its line of text.
+KeyedWarning = tuple[str, str]
+
+
+def _off(why: str) -> tuple[ctb.Config, list[KeyedWarning]]:
     return ctb.Config.from_dict({"enabled": False}), [
-        f"the saved settings cannot be used ({why}); the bridge is off until they are fixed"
+        (WHOLE, f"the saved settings cannot be used ({why}); the bridge is off until they are fixed")
     ]
 
 
-def config_from_settings(saved: Any) -> tuple[ctb.Config, list[str]]:
+def config_from_settings(saved: Any) -> tuple[ctb.Config, list[KeyedWarning]]:
     """The config for what Agent Zero handed over (a saved `config.json`, possibly from an
-    older version and lacking newer keys; the defaults file; or nothing), and the warnings:
-    unknown keys and unusable values (each falls back for its own key), or why settings that
-    cannot be read at all leave the bridge off."""
+    older version and lacking newer keys; the defaults file; or nothing), and the warnings,
+    each with its key: unknown keys and unusable values (each falls back for its own key),
+    or why settings that cannot be read at all leave the bridge off."""
     if saved is None:
         return ctb.Config(), []
     if isinstance(saved, Unreadable):
@@ -71,14 +78,18 @@ def config_from_settings(saved: Any) -> tuple[ctb.Config, list[str]]:
         config = ctb.Config.from_dict(saved)
     except Exception as error:  # noqa: BLE001 - not a mapping, or an odd one
         return _off(f"{type(error).__name__}: {error}")
-    return config, list(config.warnings)
+    return config, [(str(key), str(text)) for key, text in config.warnings_by_key]
+
+
+def texts(warnings: list[KeyedWarning]) -> list[str]:
+    return [text for _, text in warnings]
 
 
 def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:
     """What to write to `config.json` when the settings screen saves: only the keys that
     differ from the defaults, so a later release's new defaults still reach the rest."""
     config, warnings = config_from_settings(settings)
-    return config.overrides(), warnings
+    return config.overrides(), texts(warnings)
 
 
 # ---------------------------------------------------------------- catalog
@@ -279,6 +290,11 @@ BACKOFF_SETTINGS = {
 BACKOFF_BOTH = {"loop_guard": False, "stop_sequence": False}
 
 
+def counted(n: int, noun: str) -> str:
+    """`1 turn`, `2 turns`: a count and its noun, plural unless the count is one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass
 class Usage:
     """What the bridge cost one conversation (one agent object): turns it covered, model
@@ -300,16 +316,19 @@ class Usage:
     def summary(self) -> str:
         """One line for the settings screen."""
         who = f" ({self.label})" if self.label else ""
+        turns = counted(self.turns, "turn")
         if not self.reask_count:
-            text = f"The last conversation{who}: {self.turns} turns, no re-asks."
+            text = f"The last conversation{who}: {turns}, no re-asks."
         else:
             causes = ", ".join(f"{cause} {n}" for cause, n in sorted(self.reasks.items()))
             text = (
-                f"The last conversation{who}: {self.turns} turns, {self.reask_count} re-asks "
-                f"({causes}), {self.calls} model calls."
+                f"The last conversation{who}: {turns}, {counted(self.reask_count, 're-ask')} "
+                f"({causes}), {counted(self.calls, 'model call')}."
             )
         if self.backoff:
-            off = ", ".join(f"{cause} for {n} more turns" for cause, n in sorted(self.backoff.items()))
+            off = ", ".join(
+                f"{cause} for {counted(n, 'more turn')}" for cause, n in sorted(self.backoff.items())
+            )
             text += f" Switched off after re-asks that did not pay off: {off}."
         return text
 
@@ -368,7 +387,7 @@ def refresh_config(
     text = config.to_json()
     if text != state.config_json or state.session is None:
         if on_warning is not None:
-            for warning in warnings:
+            for warning in texts(warnings):
                 on_warning(warning)
         state.config_json = text
         state.config = config
@@ -685,6 +704,18 @@ class Settled:
     # A failure of the bridge after a re-ask: the re-asked reply goes on untouched.
     error: Exception | None = None
 
+    @property
+    def rewritten(self) -> str | None:
+        """The reply that runs when the bridge wrote it (a translation, or prose sent through
+        `response`), else None: Agent Zero's log, filled from the streamed text, has not seen
+        it."""
+        final = self.decisions[-1] if self.decisions else None
+        if final is None or self.left_alone or self.error is not None:
+            return None
+        if final.outcome not in ("translated", "prose"):
+            return None
+        return str(final.reply)
+
 
 def usable(decision: Any) -> bool:
     """Whether Agent Zero can use the reply a decision hands on."""
@@ -854,19 +885,19 @@ class Bridge:
 
     def settings_for_display(self, saved: Any) -> tuple[dict[str, Any], list[str]]:
         """What the settings screen should show: every key, the saved values laid over the
-        defaults (Agent Zero hands back a saved `config.json` as it is), plus two keys that
-        are no settings: `_warnings` (what the saved settings were warned about) and
-        `_reasks` (what re-asks the last conversation cost)."""
+        defaults, plus two keys that are no settings: `_warnings` (what the saved settings
+        were warned about, each `{"key": ..., "text": ...}`, the key `""` for the settings as
+        a whole) and `_reasks` (what re-asks the last conversation cost)."""
         config, warnings = config_from_settings(saved)
         shown = config.to_dict()
-        shown["_warnings"] = list(warnings)
+        shown["_warnings"] = [{"key": key, "text": text} for key, text in warnings]
         usage = self.last_usage
         shown["_reasks"] = (
             usage.to_dict()
             if usage is not None
             else {"reasks": 0, "summary": "No conversation since Agent Zero started."}
         )
-        return shown, warnings
+        return shown, texts(warnings)
 
     @staticmethod
     def settings_to_store(settings: Any) -> tuple[dict[str, Any], list[str]]:

@@ -91,6 +91,10 @@ class Config:
     def warnings(self) -> list[str]:
         """One line per unknown key or unusable value found while loading, saying what is
         used instead."""
+    @property
+    def warnings_by_key(self) -> list[tuple[str, str]]:
+        """The same warnings, each as `(key, line)`: the settings key it is about (for an
+        unknown key, that key), in the order of `warnings`."""
     def to_json(self) -> str:
         """Every setting as JSON text, defaults included."""
     def to_dict(self) -> dict[str, Any]:

@@ -18,6 +18,10 @@ HAS_MESSAGE_LOOP_RESULT = (Path(__file__).parent / "extensions" / "python" / "me
 
 
 class Agent(LoopAgent):
+    # The newest core fills the log from the stream in steps, and reads a request's aliases.
+    stream_log_every = 128 if HAS_MESSAGE_LOOP_RESULT else 0
+    normalize_streamed_request = HAS_MESSAGE_LOOP_RESULT
+
     def hist_add_ai_response(self, message, llm_result=None):
         self.loop_data.last_response = message
         items_text = None

@@ -10,6 +10,7 @@
 
 import copy
 import importlib.util
+import json
 import inspect
 from pathlib import Path
 
@@ -18,6 +19,21 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 SAVED: dict = {}  # plugin name -> the dict a saved config.json holds
 CALLS: list = []
+
+
+class Unparsable:
+    """A saved config.json whose text is not JSON: reading it raises, as Agent Zero's does."""
+
+    def __init__(self, text="{"):
+        self.text = text
+
+    def read(self):
+        return json.loads(self.text)
+
+
+def read_saved(name):
+    saved = SAVED[name]
+    return saved.read() if isinstance(saved, Unparsable) else copy.copy(saved)
 
 
 def find_plugin_dir(name):
@@ -59,7 +75,7 @@ def get_default_plugin_config(name):
 
 def get_plugin_config(name, agent=None, project_name=None, agent_profile=None):
     if name in SAVED:
-        result = copy.copy(SAVED[name])  # what json.loads made of config.json: any JSON value
+        result = read_saved(name)  # what json.loads made of config.json: any JSON value
     else:
         result = get_default_plugin_config(name)
         if result is None:
