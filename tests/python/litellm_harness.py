@@ -105,6 +105,20 @@ def tool_result_of(body: dict) -> str | None:
     return found
 
 
+def tool_results_in(body: dict) -> int:
+    """How many tool results the request carries."""
+    count = 0
+    for message in _turns(body):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") in ("tool", "function") or message.get("type") == "function_call_output":
+            count += 1
+        elif isinstance(message.get("content"), list):
+            count += sum(1 for b in message["content"]
+                         if isinstance(b, dict) and b.get("type") == "tool_result")
+    return count
+
+
 def _usage_chat(text: str) -> dict:
     n = max(1, len(text) // 4)
     return {"prompt_tokens": 10, "completion_tokens": n, "total_tokens": 10 + n}
@@ -141,11 +155,16 @@ class Upstream(LoopbackServer):
             self.requests.append(body)
 
     def reply_for(self, body: dict) -> tuple[str | Native, int]:
+        """A scripted reply is a reply or a list of them, one per turn (the turn being the
+        number of tool results the request carries)."""
         case, size = case_of(body)
+        reply = self.replies.get(case, f"(no scripted reply for {case!r})")
+        if isinstance(reply, list):
+            return reply[min(tool_results_in(body), len(reply) - 1)], size
         result = tool_result_of(body) if self.answer_results else None
         if result is not None:
             return self.answer(result), size
-        return self.replies.get(case, f"(no scripted reply for {case!r})"), size
+        return reply, size
 
     def _handler(self):
         server = self
@@ -452,8 +471,10 @@ class Proxy:
 
     def __init__(self, folder: Path, upstream_url: str, cases: list[Case], callback: bool = True,
                  workers: int = 1, params: dict | None = None, settings: dict | None = None,
-                 model_info: dict | None = None):
-        """`params` are added to every deployment's `litellm_params` (e.g.
+                 model_info: dict | None = None,
+                 deployments: list[tuple[str, str, dict]] | None = None):
+        """`deployments` are (model name, LiteLLM model, extra `litellm_params`) served beside
+        the cases' models; `params` are added to every deployment's `litellm_params` (e.g.
         `use_chat_completions_api`), `model_info` to its `model_info`, `settings` to
         `litellm_settings`."""
         self.folder = folder
@@ -462,6 +483,10 @@ class Proxy:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "ctb_litellm.py").write_text("from claude_tool_bridge.litellm import bridge\n")
         models, seen = [], set()
+        for name, model, extra in deployments or []:
+            seen.add(name)
+            models.append({"model_name": name, "litellm_params": {
+                "model": model, "api_base": upstream_url, "api_key": "sk-upstream", **extra}})
         for case in cases:
             if case.model in seen:
                 continue
