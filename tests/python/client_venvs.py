@@ -1,5 +1,5 @@
 """The virtualenvs of the real client programs (tests/python/clients/<name>/): one each, since
-they pin newer libraries than the proxy's, made on first use under `<target>/clients/` and
+they pin newer libraries than the proxy's (and the newest LiteLLM's, litellm_newest/), made on first use under `<target>/clients/` and
 named by a hash of the client's pinned requirements and the interpreter's version, so a rerun
 reuses them and a changed pin makes a new one. Several are made at once."""
 
@@ -22,8 +22,14 @@ def target_dir() -> Path:
     return target if target.is_absolute() else ROOT / target
 
 
+def requirements_of(name: str) -> Path:
+    """A client's pinned requirements (`clients/<name>/`), or another set's (`<name>/`)."""
+    path = CLIENTS / name / "requirements.txt"
+    return path if path.exists() else CLIENTS.parent / name / "requirements.txt"
+
+
 def venv_of(name: str) -> Path:
-    requirements = (CLIENTS / name / "requirements.txt").read_bytes()
+    requirements = requirements_of(name).read_bytes()
     key = hashlib.sha256(requirements + sys.version.encode()).hexdigest()[:12]
     return target_dir() / "clients" / f"{name}-{key}"
 
@@ -44,7 +50,7 @@ def ensure(name: str) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(python_of(name)), "-m", "pip", "install", "--quiet",
                     "--disable-pip-version-check", "-r",
-                    str(CLIENTS / name / "requirements.txt")], check=True)
+                    str(requirements_of(name))], check=True)
     stamp.write_text("")
     return python_of(name)
 

@@ -14,7 +14,8 @@ Install with the extra (`pip install 'claude-tool-bridge[litellm]'`), then eithe
       litellm_settings:
         callbacks: ctb_litellm.bridge
 
-What it does, for a chat completion whose request has ``tools``:
+What it does, for a request with function tools (chat completions, the Responses API, and
+``/v1/messages``, which LiteLLM serves through one of the two):
 
 - before the call, the model family's end-of-call stop strings are added after the client's
   own (four at most, the client's never dropped), so the model stops after its first call;
@@ -24,13 +25,19 @@ What it does, for a chat completion whose request has ``tools``:
   it came;
 - streamed, text passes through until a call may be starting; what follows is held back until
   the bridge decides: then the client gets the tool-call chunk and ``finish_reason:
-  tool_calls``, or the held text as it was.
+  tool_calls``, or the held text as it was;
+- on the Responses API, the same call becomes a ``function_call`` output item after the
+  prose's ``message`` item (streamed: the events of a function call), status and usage kept;
+- what the client sent (system, developer, user, tool and function messages, Anthropic
+  blocks, Responses input items and instructions) is never run: a call copied from it stays
+  text; a ``tool_choice`` forcing one function lets only that function through.
 
-Hooks used (LiteLLM 1.88.1): ``async_pre_call_deployment_hook`` (the stop strings) and
-``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
-``litellm.acompletion``, in-process and inside the proxy (its router calls it);
-``async_post_call_streaming_iterator_hook`` (streamed replies; on ``/v1/messages`` it bridges
-the chat stream inside LiteLLM's Anthropic adapter) runs on the proxy only, and the proxy
+Hooks used (LiteLLM 1.88.1 to 1.108.7): ``async_pre_call_deployment_hook`` (the stop strings)
+and ``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
+``litellm.acompletion`` and ``litellm.aresponses``, in-process and inside the proxy (its router
+and its Anthropic adapter call them); ``async_post_call_streaming_iterator_hook`` (streamed
+replies: chat chunks, Responses events; on ``/v1/messages`` it bridges the chat or Responses
+stream inside LiteLLM's Anthropic adapter) runs on the proxy only, and the proxy
 calls it only when it is defined on the callback's own class (``__init_subclass__`` below
 copies it into subclasses). In-process streams go through ``bridge.stream(...)``: LiteLLM
 has no in-process hook that sees every chunk.
@@ -45,6 +52,7 @@ import copy
 import hashlib
 import json
 import logging
+import math
 import secrets
 import threading
 from collections import OrderedDict, deque
@@ -76,8 +84,12 @@ except ImportError:  # pragma: no cover - every supported LiteLLM has them
     _ResponsesAPIResponse = None  # type: ignore[assignment,misc]
 try:
     from openai.types.responses import ResponseFunctionToolCall as _ResponseFunctionToolCall
+    from openai.types.responses import ResponseOutputMessage as _ResponseOutputMessage
+    from openai.types.responses import ResponseOutputText as _ResponseOutputText
 except ImportError:  # pragma: no cover
     _ResponseFunctionToolCall = None  # type: ignore[assignment,misc]
+    _ResponseOutputMessage = None  # type: ignore[assignment,misc]
+    _ResponseOutputText = None  # type: ignore[assignment,misc]
 
 __all__ = ["LiteLLMBridge", "bridge", "DEFAULT_SETTINGS"]
 
@@ -1080,7 +1092,7 @@ def _with_text(item: Any, text: str) -> Any:
     return out
 
 
-def _function_call_item(call: _Call, item_id: str, call_id: str, like: Any,
+def _function_call_item(call: _Call, item_id: str, call_id: str, like: Any = None,
                         done: bool = True) -> Any:
     """A `function_call` output item, of the kind of `like` (a dict among dicts, else the
     OpenAI SDK's model, as LiteLLM's own output items are)."""
@@ -1095,6 +1107,16 @@ def _function_call_item(call: _Call, item_id: str, call_id: str, like: Any,
     if isinstance(like, Mapping) or _ResponseFunctionToolCall is None:
         return item
     return _ResponseFunctionToolCall(**item)
+
+
+def _message_item(item_id: Any, text: str) -> Any:
+    """A completed `message` output item of one `output_text` part (the OpenAI SDK's model)."""
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
+            "content": [part]}
+    if _ResponseOutputMessage is None or _ResponseOutputText is None or not isinstance(item_id, str):
+        return item
+    return _ResponseOutputMessage(**{**item, "content": [_ResponseOutputText(**part)]})
 
 
 def _translated_output(output: list[Any], index: int, call: _Call, item_id: str,
@@ -1114,6 +1136,35 @@ def _finish_of(status: Any, incomplete: bool = False) -> str:
 def _responses_output_call(output: Any) -> bool:
     """Whether a Responses output already holds a structured call of any kind."""
     return any(str(_event_type(item)).endswith("_call") for item in output or [])
+
+
+def _opener_end(text: Any) -> float:
+    """Where a message's opening event sits in the held queue: released with the first
+    settled character, or, when it already holds the whole text (LiteLLM's simulated
+    streams fill it in), only at the end, as it was or emptied for a translation."""
+    return math.inf if isinstance(text, str) and text else 1
+
+
+def _emptied(event: Any) -> Any:
+    """A copy of a message's `output_item.added` or `content_part.added` without its text."""
+    out = copy.copy(event)
+    item = _field_of(event, "item")
+    if item is not None and _message_text(item):
+        item = copy.copy(item)
+        if isinstance(item, dict):
+            item["content"] = []
+        else:
+            _set(item, "content", [])
+        _set(out, "item", item)
+    part = _field_of(event, "part")
+    if part is not None and _field_of(part, "text"):
+        part = dict(part) if isinstance(part, Mapping) else copy.copy(part)
+        if isinstance(part, dict):
+            part["text"] = ""
+        else:
+            _set(part, "text", "")
+        _set(out, "part", part)
+    return out
 
 
 def _generic_event(kind: str, sequence_number: int | None, **fields: Any) -> Any:
@@ -1215,7 +1266,7 @@ class _ResponsesStreamState:
                 self.item_id = _field_of(item, "id")
                 self.output_index = _field_of(event, "output_index")
                 self.tracking = True
-                self.held.append((event, 1))
+                self.held.append((event, _opener_end(_message_text(item))))
                 return []
             if kind in _TERMINAL_EVENTS or kind == "response.failed" or kind.endswith("_call.in_progress"):
                 return self._sent([event])
@@ -1230,7 +1281,7 @@ class _ResponsesStreamState:
         if kind == "response.content_part.added":
             if _field_of(event, "content_index") not in (0, None):
                 return self.give_up(event)
-            self.held.append((event, 1))
+            self.held.append((event, _opener_end(_field_of(_field_of(event, "part"), "text"))))
             return []
         if kind == "response.output_text.delta":
             if _field_of(event, "content_index") not in (0, None):
@@ -1254,7 +1305,8 @@ class _ResponsesStreamState:
             while self.held and self.held[0][1] <= settled:
                 held, end = self.held.popleft()
                 out.append(held)
-                self.released = max(self.released, min(end, self.length))
+                if _event_type(held) == "response.output_text.delta":
+                    self.released = end
             return self._sent(out)
         if kind in ("response.output_text.done", "response.content_part.done",
                     "response.output_item.done"):
@@ -1288,7 +1340,7 @@ class _ResponsesStreamState:
         index = self.output_index if isinstance(self.output_index, int) else 0
         if prose:
             # the message's opening events, when none of its text was settled before
-            out.extend(e for e, _ in self.held if _event_type(e) in (
+            out.extend(_emptied(e) for e, _ in self.held if _event_type(e) in (
                 "response.output_item.added", "response.content_part.added"))
             rest = prose[self.released :]
             if rest:
@@ -1299,8 +1351,8 @@ class _ResponsesStreamState:
         self.released = self.length
         self.tracking = False
         arguments = _arguments_json(call.arguments)
-        added = _function_call_item(call, self.fc_item_id, self.call_id, {}, done=False)
-        item = _function_call_item(call, self.fc_item_id, self.call_id, {})
+        added = _function_call_item(call, self.fc_item_id, self.call_id, done=False)
+        item = _function_call_item(call, self.fc_item_id, self.call_id)
         out.append(_generic_event("response.output_item.added", self._next_number(),
                                   output_index=index, item=added))
         out.append(_generic_event("response.function_call_arguments.delta", self._next_number(),
@@ -1326,9 +1378,8 @@ class _ResponsesStreamState:
     def _closing(self, prose: str) -> list[Any]:
         """`output_text.done`, `content_part.done` and `output_item.done` of the message,
         with the prose as its text."""
-        part = {"type": "output_text", "text": prose, "annotations": []}
-        item = {"type": "message", "id": self.item_id, "role": "assistant",
-                "status": "completed", "content": [part]}
+        item = _message_item(self.item_id, prose)
+        part = _field_of(item, "content")[0]
         index = self.output_index if isinstance(self.output_index, int) else 0
         common = {"item_id": self.item_id, "output_index": index, "content_index": 0}
         return [
@@ -1352,12 +1403,9 @@ class _ResponsesStreamState:
             index = next((i for i, item in enumerate(output) if _event_type(item) == "message"),
                          None)
         if index is None:
-            kept = [{"type": "message", "id": self.item_id, "role": "assistant",
-                     "status": "completed",
-                     "content": [{"type": "output_text", "text": call.prose,
-                                  "annotations": []}]}] if call.prose else []
+            kept = [_message_item(self.item_id, call.prose)] if call.prose else []
             new_output = [*output, *kept,
-                          _function_call_item(call, self.fc_item_id, self.call_id, {})]
+                          _function_call_item(call, self.fc_item_id, self.call_id)]
         else:
             new_output = _translated_output(output, index, call, self.fc_item_id, self.call_id)
         new_response = copy.copy(response)
