@@ -514,8 +514,11 @@ class Proxy:
 
     def __enter__(self) -> "Proxy":
         executable = Path(sys.executable).with_name("litellm")
+        # Newer proxies refuse to start without a master key unless told this is local use
+        # (this one listens on loopback only, for the test's time).
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False",
-               "PYTHONDONTWRITEBYTECODE": "1"}
+               "PYTHONDONTWRITEBYTECODE": "1",
+               "LITELLM_DANGEROUSLY_PERMIT_WEAK_OR_UNSET_MASTER_KEY": "true"}
         for key in ("DATABASE_URL", "LITELLM_MASTER_KEY", "REDIS_HOST", "REDIS_URL"):
             env.pop(key, None)
         command = [str(executable), "--config", str(self.folder / "config.yaml"), "--host",
