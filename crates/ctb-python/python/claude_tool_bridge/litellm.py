@@ -14,7 +14,8 @@ Install with the extra (`pip install 'claude-tool-bridge[litellm]'`), then eithe
       litellm_settings:
         callbacks: ctb_litellm.bridge
 
-What it does, for a chat completion whose request has ``tools``:
+What it does, for a request with function tools (chat completions, the Responses API, and
+``/v1/messages``, which LiteLLM serves through one of the two):
 
 - before the call, the model family's end-of-call stop strings are added after the client's
   own (four at most, the client's never dropped), so the model stops after its first call;
@@ -24,13 +25,19 @@ What it does, for a chat completion whose request has ``tools``:
   it came;
 - streamed, text passes through until a call may be starting; what follows is held back until
   the bridge decides: then the client gets the tool-call chunk and ``finish_reason:
-  tool_calls``, or the held text as it was.
+  tool_calls``, or the held text as it was;
+- on the Responses API, the same call becomes a ``function_call`` output item after the
+  prose's ``message`` item (streamed: the events of a function call), status and usage kept;
+- what the client sent (system, developer, user, tool and function messages, Anthropic
+  blocks, Responses input items and instructions) is never run: a call copied from it stays
+  text; a ``tool_choice`` forcing one function lets only that function through.
 
-Hooks used (LiteLLM 1.88.1): ``async_pre_call_deployment_hook`` (the stop strings) and
-``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
-``litellm.acompletion``, in-process and inside the proxy (its router calls it);
-``async_post_call_streaming_iterator_hook`` (streamed replies; on ``/v1/messages`` it bridges
-the chat stream inside LiteLLM's Anthropic adapter) runs on the proxy only, and the proxy
+Hooks used (LiteLLM 1.88.1 to 1.108.7): ``async_pre_call_deployment_hook`` (the stop strings)
+and ``async_post_call_success_deployment_hook`` (non-streamed replies) run for every
+``litellm.acompletion`` and ``litellm.aresponses``, in-process and inside the proxy (its router
+and its Anthropic adapter call them); ``async_post_call_streaming_iterator_hook`` (streamed
+replies: chat chunks, Responses events; on ``/v1/messages`` it bridges the chat or Responses
+stream inside LiteLLM's Anthropic adapter) runs on the proxy only, and the proxy
 calls it only when it is defined on the callback's own class (``__init_subclass__`` below
 copies it into subclasses). In-process streams go through ``bridge.stream(...)``: LiteLLM
 has no in-process hook that sees every chunk.
@@ -45,6 +52,7 @@ import copy
 import hashlib
 import json
 import logging
+import math
 import secrets
 import threading
 from collections import OrderedDict, deque
@@ -67,6 +75,21 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
     raise ImportError(
         "claude_tool_bridge.litellm needs LiteLLM: pip install 'claude-tool-bridge[litellm]'"
     ) from error
+
+try:  # the Responses API's types (LiteLLM's and the OpenAI SDK's, which LiteLLM requires)
+    from litellm.types.llms.openai import GenericEvent as _GenericEvent
+    from litellm.types.llms.openai import ResponsesAPIResponse as _ResponsesAPIResponse
+except ImportError:  # pragma: no cover - every supported LiteLLM has them
+    _GenericEvent = None  # type: ignore[assignment,misc]
+    _ResponsesAPIResponse = None  # type: ignore[assignment,misc]
+try:
+    from openai.types.responses import ResponseFunctionToolCall as _ResponseFunctionToolCall
+    from openai.types.responses import ResponseOutputMessage as _ResponseOutputMessage
+    from openai.types.responses import ResponseOutputText as _ResponseOutputText
+except ImportError:  # pragma: no cover
+    _ResponseFunctionToolCall = None  # type: ignore[assignment,misc]
+    _ResponseOutputMessage = None  # type: ignore[assignment,misc]
+    _ResponseOutputText = None  # type: ignore[assignment,misc]
 
 __all__ = ["LiteLLMBridge", "bridge", "DEFAULT_SETTINGS"]
 
@@ -100,15 +123,16 @@ class _Plan:
     model: str
     client_stops: list[str]
     stops: list[str]
-    messages: Any = None
+    received: list[str] = field(default_factory=list)
     _echoes: ctb.Echoes | None = field(default=None, repr=False)
 
     @property
     def echoes(self) -> ctb.Echoes:
-        """The request's tool results, indexed once (most recent first, as `Echoes` wants
-        them: past its size limit the oldest are left out)."""
+        """The texts the request holds that the model did not write (`_received_texts`),
+        indexed once, most recent first as `Echoes` wants them (past its size limit the
+        oldest are left out)."""
         if self._echoes is None:
-            self._echoes = ctb.Echoes(reversed(_echo_texts(self.messages)))
+            self._echoes = ctb.Echoes(reversed(self.received))
         return self._echoes
 
     def turn(self) -> _Turn:
@@ -148,20 +172,135 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _echo_texts(messages: Any) -> list[str]:
-    """The texts the model did not write: tool (and legacy function) results."""
+_RECEIVED_ROLES = frozenset({"system", "developer", "user", "tool", "function"})
+
+
+def _field_of(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def _block_texts(content: Any, out: list[str]) -> None:
+    """The texts of a message's content: a string, or its parts' texts, with Anthropic
+    `tool_result` and `document` blocks read inside."""
+    if isinstance(content, str):
+        if content:
+            out.append(content)
+        return
+    if not isinstance(content, (list, tuple)):
+        return
+    for part in content:
+        if isinstance(part, str):
+            if part:
+                out.append(part)
+            continue
+        kind = _field_of(part, "type")
+        text = _field_of(part, "text")
+        if isinstance(text, str) and text:
+            out.append(text)
+        if kind == "tool_result":
+            _block_texts(_field_of(part, "content"), out)
+        elif kind == "document":
+            source = _field_of(part, "source")
+            data = _field_of(source, "data") if source is not None else None
+            if isinstance(data, str) and data:
+                out.append(data)
+            _block_texts(_field_of(source, "content") if source is not None else None, out)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            _block_texts(_field_of(part, "output"), out)
+
+
+def _received_texts(request: Mapping[str, Any]) -> list[str]:
+    """The texts the model did not write, oldest first: the system prompt and the system,
+    developer, user, tool and function messages (with Anthropic `tool_result` and `document`
+    blocks), and on the Responses API the instructions, input messages and
+    `function_call_output` items. A call copied from any of them is an echo."""
     out: list[str] = []
+    for key in ("system", "instructions"):
+        _block_texts(request.get(key), out)
+    messages = request.get("messages")
+    if messages is None:
+        messages = request.get("input")
+    if isinstance(messages, str):
+        _block_texts(messages, out)
+        return out
     if not isinstance(messages, (list, tuple)):
         return out
     for message in messages:
-        role = message.get("role") if isinstance(message, Mapping) else getattr(message, "role", None)
-        if role not in ("tool", "function"):
+        kind = _field_of(message, "type")
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            _block_texts(_field_of(message, "output"), out)
             continue
-        content = message.get("content") if isinstance(message, Mapping) else getattr(message, "content", None)
-        text = _text_of(content)
-        if text:
-            out.append(text)
+        role = _field_of(message, "role")
+        if role in _RECEIVED_ROLES:
+            _block_texts(_field_of(message, "content"), out)
+        elif role == "assistant":
+            # The model's own turns; Anthropic puts tool results in user turns, and a few
+            # clients put them in blocks of other turns: read those blocks only.
+            content = _field_of(message, "content")
+            if isinstance(content, (list, tuple)):
+                for part in content:
+                    if _field_of(part, "type") in ("tool_result", "document"):
+                        _block_texts([part], out)
     return out
+
+
+def _function_tools(tools: Any) -> list[Any]:
+    """A request's function tools in the chat completions shape: chat completions tools as
+    they are, Responses API (`{"type": "function", "name": ...}`) and Anthropic
+    (`{"name": ..., "input_schema": ...}`) tools converted; other tools (web search, code
+    interpreter, ...) left out."""
+    if not isinstance(tools, (list, tuple)):
+        return []
+    out: list[Any] = []
+    for tool in tools:
+        if not isinstance(tool, Mapping):
+            out.append(tool)  # left to the catalog to refuse
+            continue
+        if "function" in tool:
+            out.append(tool)
+            continue
+        name = tool.get("name")
+        if not isinstance(name, str):
+            continue
+        kind = tool.get("type")
+        if kind == "function" and "parameters" in tool:
+            parameters = tool.get("parameters")
+        elif kind in (None, "custom") and "input_schema" in tool:
+            parameters = tool.get("input_schema")
+        elif kind == "function":
+            parameters = {"type": "object", "properties": {}}
+        else:
+            continue
+        function: dict[str, Any] = {"name": name, "parameters": parameters}
+        if isinstance(tool.get("description"), str):
+            function["description"] = tool["description"]
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def _choice_is_none(choice: Any) -> bool:
+    return choice == "none" or (isinstance(choice, Mapping) and choice.get("type") == "none")
+
+
+def _forced_name(choice: Any) -> str | None:
+    """The one function a `tool_choice` forces, in any of the three shapes (chat
+    completions, Responses, Anthropic), else None."""
+    if not isinstance(choice, Mapping):
+        return None
+    kind = choice.get("type")
+    if kind == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else choice.get("name")
+        return name if isinstance(name, str) else None
+    if kind == "tool":
+        name = choice.get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
+def _tool_name(tool: Any) -> Any:
+    function = tool.get("function") if isinstance(tool, Mapping) else None
+    return function.get("name") if isinstance(function, Mapping) else None
 
 
 def _names_family(config: ctb.Config, name: str) -> bool:
@@ -379,14 +518,22 @@ class LiteLLMBridge(CustomLogger):
         return catalog
 
     def plan(self, request: Mapping[str, Any], deployment: str | None = None) -> _Plan | None:
-        """What the bridge does for a chat request (a LiteLLM kwargs dict or a proxy request
-        body), or None when it leaves it alone: no tools, `tool_choice: none`, tools it cannot
-        read, or a model the settings do not cover."""
-        tools = request.get("tools")
-        if not isinstance(tools, list) or not tools:
+        """What the bridge does for a request (a LiteLLM kwargs dict or a proxy request body:
+        chat completions, Responses or Anthropic Messages), or None when it leaves it alone:
+        no function tools, `tool_choice: none`, a forced function it does not list, tools it
+        cannot read, or a model the settings do not cover. A `tool_choice` forcing one
+        function leaves only that one in the catalog."""
+        tools = _function_tools(request.get("tools"))
+        if not tools:
             return None
-        if request.get("tool_choice") == "none":
+        choice = request.get("tool_choice")
+        if _choice_is_none(choice):
             return None
+        forced = _forced_name(choice)
+        if forced is not None:
+            tools = [t for t in tools if _tool_name(t) == forced]
+            if not tools:
+                return None
         metadata = _metadata(request)
         requested = metadata.get("model_group") or request.get("model") or ""
         candidates = [requested, deployment, metadata.get("deployment"), request.get("model")]
@@ -412,7 +559,7 @@ class LiteLLMBridge(CustomLogger):
             model=model,
             client_stops=client_stops,
             stops=list(turn_plan.stops),
-            messages=request.get("messages"),
+            received=_received_texts(request),
         )
 
     # -- requests ------------------------------------------------------------------------
@@ -449,7 +596,17 @@ class LiteLLMBridge(CustomLogger):
         """A chat completion's leaked call as `tool_calls` (in-process and on the proxy).
         Returns None (LiteLLM keeps its response) when nothing changes."""
         try:
-            if _call_type(call_type) not in _CHAT_CALL_TYPES:
+            kind = _call_type(call_type)
+            if kind in _RESPONSES_CALL_TYPES:
+                # A stream's finished response comes here too (for logging): streams are
+                # bridged by their events, never here.
+                if request_data.get("stream") or _ResponsesAPIResponse is None:
+                    return None
+                if not isinstance(response, _ResponsesAPIResponse):
+                    return None
+                plan = self.plan(request_data)
+                return None if plan is None else self.translate_responses_api(response, plan)
+            if kind not in _CHAT_CALL_TYPES:
                 return None
             if not isinstance(response, ModelResponse):
                 return None
@@ -492,6 +649,31 @@ class LiteLLMBridge(CustomLogger):
             choice.finish_reason = "tool_calls"
         return response
 
+    def translate_responses_api(self, response: Any, plan: _Plan) -> Any | None:
+        """Rewrites a Responses API response in place when its one `message` item (of one
+        `output_text` part) holds a leaked call: the item keeps the prose (or goes, when
+        there is none) and a `function_call` item follows it. None (and `response`
+        untouched) otherwise; `status` and `usage` are kept."""
+        output = list(_field_of(response, "output") or [])
+        if _responses_output_call(output):
+            return None
+        messages = [i for i, item in enumerate(output) if _event_type(item) == "message"]
+        if len(messages) != 1:
+            return None
+        index = messages[0]
+        text = _message_text(output[index])
+        if not text:
+            return None
+        call = plan.turn().finish(text, _finish_of(_field_of(response, "status")))
+        if call is None:
+            return None
+        new_output = _translated_output(output, index, call, _item_id(), _call_id())
+        if isinstance(response, dict):
+            response["output"] = new_output
+        else:
+            response.output = new_output
+        return response
+
     # -- streamed replies ------------------------------------------------------------------
 
     async def async_post_call_streaming_iterator_hook(
@@ -515,29 +697,37 @@ class LiteLLMBridge(CustomLogger):
             async for chunk in response:
                 yield chunk
             return
-        async for chunk in self._bridged(response, plan):
+        async for chunk in self._bridged_any(response, plan):
             yield chunk
 
     def _bridge_messages_stream(self, response: Any) -> bool:
-        """For the proxy's `/v1/messages`: LiteLLM 1.88 streams it as Anthropic events that
-        its adapter makes from an inner chat completion stream (`AnthropicStreamWrapper`,
-        whose SSE generator is `response`, not started yet). The inner stream is bridged in
-        place, so the adapter itself turns the tool-call chunk into a `tool_use` block.
-        False (nothing changed) for any other response."""
-        frame = getattr(response, "ag_frame", None)
-        if frame is None or getattr(response, "ag_running", True):
+        """For the proxy's `/v1/messages`: LiteLLM streams it as Anthropic events that its
+        adapter makes from an inner stream, not started yet: a chat completion stream
+        (`AnthropicStreamWrapper.completion_stream`) or, for `openai/` deployments, a
+        Responses API stream (`AnthropicResponsesStreamWrapper.responses_stream`). `response`
+        is the adapter's SSE generator (its frame's `self`) or, on newer LiteLLM, an object
+        keeping the adapter as `_wrapper`. The inner stream is bridged in place, so the
+        adapter itself turns the call into a `tool_use` block. False (nothing changed) for
+        any other response."""
+        adapter = getattr(response, "_wrapper", None)
+        if adapter is None:
+            frame = getattr(response, "ag_frame", None)
+            if frame is None or getattr(response, "ag_running", True):
+                return False
+            adapter = frame.f_locals.get("self")
+        attribute = {"AnthropicStreamWrapper": "completion_stream",
+                     "AnthropicResponsesStreamWrapper": "responses_stream"}.get(
+                         type(adapter).__name__)
+        if attribute is None:
             return False
-        adapter = frame.f_locals.get("self")
-        if type(adapter).__name__ != "AnthropicStreamWrapper":
-            return False
-        inner = getattr(adapter, "completion_stream", None)
+        inner = getattr(adapter, attribute, None)
         request = _recorded_request(inner)
         if inner is None or request is None:
             return False
         plan = self.plan(request, _deployment_of(inner))
         if plan is None:
             return False
-        adapter.completion_stream = self._bridged(inner, plan)
+        setattr(adapter, attribute, _Relay(inner, self._bridged_any(inner, plan)))
         return True
 
     def stream(self, response: Any, request: Mapping[str, Any] | None = None) -> AsyncIterator[Any]:
@@ -561,8 +751,47 @@ class LiteLLMBridge(CustomLogger):
             async for chunk in response:
                 yield chunk
             return
-        async for chunk in self._bridged(response, plan):
+        async for chunk in self._bridged_any(response, plan):
             yield chunk
+
+    async def _bridged_any(self, response: Any, plan: _Plan) -> AsyncIterator[Any]:
+        """A chat completion stream or a Responses API event stream, told apart by its first
+        item, bridged."""
+        iterator = response.__aiter__()
+        try:
+            first = await iterator.__anext__()
+        except StopAsyncIteration:
+            return
+        rest = _Prepended(first, iterator)
+        bridged = (self._bridged_events(rest, plan) if _event_type(first).startswith("response.")
+                   else self._bridged(rest, plan))
+        async for item in bridged:
+            yield item
+
+    async def _bridged_events(self, response: Any, plan: _Plan) -> AsyncIterator[Any]:
+        """A Responses API event stream with a leaked call turned into a `function_call`
+        item's events (`_ResponsesStreamState`). A failure inside passes the rest through."""
+        state = _ResponsesStreamState(plan)
+        iterator = response.__aiter__()
+        try:
+            while True:
+                try:
+                    event = await iterator.__anext__()
+                except StopAsyncIteration:
+                    break
+                try:
+                    out = state.take(event)
+                except Exception as error:
+                    log.warning("claude_tool_bridge.litellm: stream passed through (%s: %s)",
+                                type(error).__name__, error)
+                    out = state.give_up(event)
+                for piece in out:
+                    yield piece
+            for piece in state.end():
+                yield piece
+        except GeneratorExit:
+            await _close(iterator)
+            raise
 
     async def _bridged(self, response: Any, plan: _Plan) -> AsyncIterator[Any]:
         """The stream with text held back from where a call may start. On a decision: the
@@ -608,7 +837,9 @@ def _stream_bridged(kwargs: Mapping[str, Any]) -> bool:
     if not isinstance(url, str):
         return False
     path = url.split("?", 1)[0].rstrip("/")
-    return path.endswith("/chat/completions")
+    # A Responses deployment served through chat completions streams its chat chunks as
+    # Responses events, which the proxy's iterator hook bridges.
+    return path.endswith("/chat/completions") or path.endswith("/responses")
 
 
 def _call_type(call_type: Any) -> str:
@@ -632,15 +863,62 @@ def _recorded_request(response: Any) -> dict[str, Any] | None:
         return None
     optional = details.get("optional_params") or {}
     litellm_params = details.get("litellm_params") or {}
+    def first(*values: Any) -> Any:
+        return next((v for v in values if v is not None), None)
+
     request: dict[str, Any] = {
         "model": details.get("model"),
         "messages": details.get("messages"),
-        "tools": optional.get("tools"),
-        "tool_choice": optional.get("tool_choice"),
+        "input": first(details.get("input"), optional.get("input")),
+        "instructions": first(optional.get("instructions"), details.get("instructions")),
+        "system": first(optional.get("system"), details.get("system")),
+        "tools": first(optional.get("tools"), details.get("tools")),
+        "tool_choice": first(optional.get("tool_choice"), details.get("tool_choice")),
         "stop": optional.get("stop"),
         "metadata": litellm_params.get("metadata") or {},
     }
     return request
+
+
+class _Prepended:
+    """An async iterator: `first`, then what `rest` yields (closing closes `rest`)."""
+
+    def __init__(self, first: Any, rest: Any):
+        self._first: list[Any] = [first]
+        self._rest = rest
+
+    def __aiter__(self) -> _Prepended:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._first:
+            return self._first.pop()
+        return await self._rest.__anext__()
+
+    async def aclose(self) -> None:
+        await _close(self._rest)
+
+
+class _Relay:
+    """The bridged stream in the place of an adapter's inner stream: iterates as the bridge
+    yields, and answers other attribute reads (the provider, the logging object) from the
+    stream it replaced."""
+
+    def __init__(self, inner: Any, bridged: Any):
+        self._inner = inner
+        self._bridged = bridged
+
+    def __aiter__(self) -> Any:
+        return self._bridged.__aiter__()
+
+    async def __anext__(self) -> Any:
+        return await self._bridged.__anext__()
+
+    async def aclose(self) -> None:
+        await _close(self._bridged)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 async def _close(iterator: Any) -> None:
@@ -768,6 +1046,395 @@ class _StreamState:
         self.held.clear()
         self.released = self.length
         return out
+
+
+# ---------------------------------------------------------------- the Responses API
+
+
+_RESPONSES_CALL_TYPES = frozenset({"aresponses", "responses"})
+_TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
+
+
+def _event_type(event: Any) -> str:
+    kind = _field_of(event, "type")
+    kind = getattr(kind, "value", kind)
+    return kind if isinstance(kind, str) else ""
+
+
+def _item_id() -> str:
+    return "fc_" + secrets.token_hex(12)
+
+
+def _message_text(item: Any) -> str | None:
+    """The text of a `message` output item made of one `output_text` part, else None."""
+    content = _field_of(item, "content")
+    if not isinstance(content, (list, tuple)) or len(content) != 1:
+        return None
+    part = content[0]
+    if _field_of(part, "type") != "output_text":
+        return None
+    text = _field_of(part, "text")
+    return text if isinstance(text, str) else None
+
+
+def _with_text(item: Any, text: str) -> Any:
+    """A copy of a one-part `message` item whose text is `text`."""
+    if isinstance(item, Mapping):
+        out = dict(item)
+        part = dict(item["content"][0])
+        part["text"] = text
+        out["content"] = [part]
+        return out
+    out = copy.copy(item)
+    part = copy.copy(_field_of(item, "content")[0])
+    _set(part, "text", text)
+    _set(out, "content", [part])
+    return out
+
+
+def _function_call_item(call: _Call, item_id: str, call_id: str, like: Any = None,
+                        done: bool = True) -> Any:
+    """A `function_call` output item, of the kind of `like` (a dict among dicts, else the
+    OpenAI SDK's model, as LiteLLM's own output items are)."""
+    item = {
+        "type": "function_call",
+        "id": item_id,
+        "call_id": call_id,
+        "name": call.name,
+        "arguments": _arguments_json(call.arguments) if done else "",
+        "status": "completed" if done else "in_progress",
+    }
+    if isinstance(like, Mapping) or _ResponseFunctionToolCall is None:
+        return item
+    return _ResponseFunctionToolCall(**item)
+
+
+def _message_item(item_id: Any, text: str) -> Any:
+    """A completed `message` output item of one `output_text` part (the OpenAI SDK's model)."""
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
+            "content": [part]}
+    if _ResponseOutputMessage is None or _ResponseOutputText is None or not isinstance(item_id, str):
+        return item
+    return _ResponseOutputMessage(**{**item, "content": [_ResponseOutputText(**part)]})
+
+
+def _translated_output(output: list[Any], index: int, call: _Call, item_id: str,
+                       call_id: str) -> list[Any]:
+    """`output` with the message item at `index` holding only the prose (dropped when there
+    is none) and the function call right after it."""
+    message = output[index]
+    kept = [_with_text(message, call.prose)] if call.prose else []
+    fc = _function_call_item(call, item_id, call_id, message)
+    return [*output[:index], *kept, fc, *output[index + 1 :]]
+
+
+def _finish_of(status: Any, incomplete: bool = False) -> str:
+    return "length" if incomplete or status == "incomplete" else "stop"
+
+
+def _responses_output_call(output: Any) -> bool:
+    """Whether a Responses output already holds a structured call of any kind."""
+    return any(str(_event_type(item)).endswith("_call") for item in output or [])
+
+
+def _opener_end(text: Any) -> float:
+    """Where a message's opening event sits in the held queue: released with the first
+    settled character, or, when it already holds the whole text (LiteLLM's simulated
+    streams fill it in), only at the end, as it was or emptied for a translation."""
+    return math.inf if isinstance(text, str) and text else 1
+
+
+def _emptied(event: Any) -> Any:
+    """A copy of a message's `output_item.added` or `content_part.added` without its text."""
+    out = copy.copy(event)
+    item = _field_of(event, "item")
+    if item is not None and _message_text(item):
+        item = copy.copy(item)
+        if isinstance(item, dict):
+            item["content"] = []
+        else:
+            _set(item, "content", [])
+        _set(out, "item", item)
+    part = _field_of(event, "part")
+    if part is not None and _field_of(part, "text"):
+        part = dict(part) if isinstance(part, Mapping) else copy.copy(part)
+        if isinstance(part, dict):
+            part["text"] = ""
+        else:
+            _set(part, "text", "")
+        _set(out, "part", part)
+    return out
+
+
+def _generic_event(kind: str, sequence_number: int | None, **fields: Any) -> Any:
+    if sequence_number is not None:
+        fields["sequence_number"] = sequence_number
+    if _GenericEvent is not None:
+        return _GenericEvent(type=kind, **fields)
+    return {"type": kind, **fields}  # pragma: no cover - every supported LiteLLM has it
+
+
+class _ResponsesStreamState:
+    """The hold-back of one Responses API event stream (`response.*` events).
+
+    Events before the reply's `message` item pass as they come. From its `output_item.added`
+    on, the message's events are held: its opening events until some of its text is
+    settled, its text deltas as the chat stream holds chunks, its closing events until the
+    response's last event (`response.completed` or `.incomplete`), which carries the status
+    the decision needs. A translated reply then gets the prose's rest and the message's
+    closing events with the prose, a `function_call` item's events (added, the arguments'
+    delta and done, done), and the last event with the output rewritten the same way; an
+    untouched one gets every held event as it was. A call decided before the text ends is
+    sent at once; what the upstream sends after it is read and dropped up to its last event.
+    Anything unexpected (a second message, a structured call, a refusal, an annotation, a
+    failure) passes everything through from there on."""
+
+    def __init__(self, plan: _Plan):
+        self.turn = plan.turn()
+        self.parts: list[str] = []
+        self.length = 0
+        self.released = 0
+        self.held: deque[tuple[Any, int]] = deque()
+        self.item_id: Any = None  # the message item being read
+        self.output_index: Any = None
+        self.tracking = False
+        self.passthrough = False
+        self.call: _Call | None = None  # decided early: the rest is dropped up to the end
+        self.fc_item_id = _item_id()
+        self.call_id = _call_id()
+        self.sequence: int | None = None  # the last sequence number sent
+        self.created: Any = None  # the response.created event (a template)
+        self.delta_template: Any = None
+        self.closing: dict[str, Any] = {}
+        self.done = False
+
+    @property
+    def text(self) -> str:
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    def _sent(self, events: list[Any]) -> list[Any]:
+        for event in events:
+            number = _field_of(event, "sequence_number")
+            if isinstance(number, int):
+                self.sequence = number
+        return events
+
+    def _next_number(self) -> int | None:
+        if self.sequence is None:
+            return None
+        self.sequence += 1
+        return self.sequence
+
+    def give_up(self, event: Any) -> list[Any]:
+        out: list[Any] = []
+        if not self.passthrough:
+            self.passthrough = True
+            out.extend(e for e, _ in self.held)
+            self.held.clear()
+            self.released = self.length
+        if self.call is not None:
+            return []  # a call went out already: the rest is not the client's
+        out.append(event)
+        return self._sent(out)
+
+    def _ours(self, event: Any) -> bool:
+        item = _field_of(event, "item")
+        item_id = _field_of(event, "item_id")
+        if item_id is None and item is not None:
+            item_id = _field_of(item, "id")
+        return item_id == self.item_id
+
+    def take(self, event: Any) -> list[Any]:
+        """What to send for `event`."""
+        if self.passthrough or self.done:
+            return [] if self.done else self._sent([event])
+        kind = _event_type(event)
+        if self.call is not None:  # decided early: read on, send only the last event
+            if kind in _TERMINAL_EVENTS:
+                return self._sent(self._terminal(event, self.call))
+            return []
+        if kind == "response.created" and self.created is None:
+            self.created = event
+        if not self.tracking:
+            if kind == "response.output_item.added" and _event_type(_field_of(event, "item")) == "message":
+                if self.item_id is not None:
+                    return self.give_up(event)  # a second message
+                item = _field_of(event, "item")
+                self.item_id = _field_of(item, "id")
+                self.output_index = _field_of(event, "output_index")
+                self.tracking = True
+                self.held.append((event, _opener_end(_message_text(item))))
+                return []
+            if kind in _TERMINAL_EVENTS or kind == "response.failed" or kind.endswith("_call.in_progress"):
+                return self._sent([event])
+            if kind == "response.output_item.added" and self.item_id is not None:
+                return self.give_up(event)  # an item after the message
+            return self._sent([event])
+        # the message is being read
+        if kind in _TERMINAL_EVENTS:
+            return self._sent(self._decide(event))
+        if not self._ours(event):
+            return self.give_up(event)
+        if kind == "response.content_part.added":
+            if _field_of(event, "content_index") not in (0, None):
+                return self.give_up(event)
+            self.held.append((event, _opener_end(_field_of(_field_of(event, "part"), "text"))))
+            return []
+        if kind == "response.output_text.delta":
+            if _field_of(event, "content_index") not in (0, None):
+                return self.give_up(event)
+            delta = _field_of(event, "delta")
+            if not isinstance(delta, str):
+                return self.give_up(event)
+            self.delta_template = event
+            stop, settled = (None, self.released)
+            if delta:
+                stop, settled = self.turn.advance(delta)
+                self.parts.append(delta)
+                self.length += len(delta)
+            self.held.append((event, self.length))
+            if stop is not None:
+                call = self.turn.finish(stop, "stop")
+                if call is not None and call.prose.startswith(self.text[: self.released]):
+                    self.call = call
+                    return self._sent(self._call_events(call))
+            out = []
+            while self.held and self.held[0][1] <= settled:
+                held, end = self.held.popleft()
+                out.append(held)
+                if _event_type(held) == "response.output_text.delta":
+                    self.released = end
+            return self._sent(out)
+        if kind in ("response.output_text.done", "response.content_part.done",
+                    "response.output_item.done"):
+            self.closing[kind] = event
+            self.held.append((event, self.length))
+            return []
+        return self.give_up(event)
+
+    def _decide(self, terminal: Any) -> list[Any]:
+        response = _field_of(terminal, "response")
+        call = self.turn.finish(
+            self.text,
+            _finish_of(_field_of(response, "status"), _event_type(terminal) == "response.incomplete"),
+        )
+        if call is None or not call.prose.startswith(self.text[: self.released]):
+            return self.give_up(terminal)
+        try:
+            out = self._call_events(call) + self._terminal(terminal, call)
+        except Exception as error:  # an odd shape: nothing of ours goes out
+            log.warning("claude_tool_bridge.litellm: stream passed through (%s: %s)",
+                        type(error).__name__, error)
+            self.call = None
+            return self.give_up(terminal)
+        return out
+
+    def _call_events(self, call: _Call) -> list[Any]:
+        """The rest of the prose and the message's closing events (when there is prose),
+        then the function call's events. Held events are dropped or replaced."""
+        out: list[Any] = []
+        prose = call.prose
+        index = self.output_index if isinstance(self.output_index, int) else 0
+        if prose:
+            # the message's opening events, when none of its text was settled before
+            out.extend(_emptied(e) for e, _ in self.held if _event_type(e) in (
+                "response.output_item.added", "response.content_part.added"))
+            rest = prose[self.released :]
+            if rest:
+                out.append(self._delta(rest))
+            out.extend(self._closing(prose))
+            index += 1
+        self.held.clear()
+        self.released = self.length
+        self.tracking = False
+        arguments = _arguments_json(call.arguments)
+        added = _function_call_item(call, self.fc_item_id, self.call_id, done=False)
+        item = _function_call_item(call, self.fc_item_id, self.call_id)
+        out.append(_generic_event("response.output_item.added", self._next_number(),
+                                  output_index=index, item=added))
+        out.append(_generic_event("response.function_call_arguments.delta", self._next_number(),
+                                  item_id=self.fc_item_id, output_index=index, delta=arguments))
+        out.append(_generic_event("response.function_call_arguments.done", self._next_number(),
+                                  item_id=self.fc_item_id, output_index=index,
+                                  arguments=arguments, name=call.name))
+        out.append(_generic_event("response.output_item.done", self._next_number(),
+                                  output_index=index, item=item))
+        return out
+
+    def _delta(self, text: str) -> Any:
+        template = self.delta_template
+        event = copy.copy(template)
+        _set(event, "delta", text)
+        if _field_of(event, "logprobs") is not None:
+            _set(event, "logprobs", [])
+        number = self._next_number()
+        if number is not None and _field_of(template, "sequence_number") is not None:
+            _set(event, "sequence_number", number)
+        return event
+
+    def _closing(self, prose: str) -> list[Any]:
+        """`output_text.done`, `content_part.done` and `output_item.done` of the message,
+        with the prose as its text."""
+        item = _message_item(self.item_id, prose)
+        part = _field_of(item, "content")[0]
+        index = self.output_index if isinstance(self.output_index, int) else 0
+        common = {"item_id": self.item_id, "output_index": index, "content_index": 0}
+        return [
+            _generic_event("response.output_text.done", self._next_number(), text=prose,
+                           **common),
+            _generic_event("response.content_part.done", self._next_number(), part=part,
+                           **common),
+            _generic_event("response.output_item.done", self._next_number(),
+                           output_index=index, item=item),
+        ]
+
+    def _terminal(self, terminal: Any, call: _Call) -> list[Any]:
+        """The response's last event with its output rewritten as the events were."""
+        self.done = True
+        response = _field_of(terminal, "response")
+        output = list(_field_of(response, "output") or [])
+        index = next((i for i, item in enumerate(output)
+                      if _event_type(item) == "message" and _field_of(item, "id") == self.item_id),
+                     None)
+        if index is None:
+            index = next((i for i, item in enumerate(output) if _event_type(item) == "message"),
+                         None)
+        if index is None:
+            kept = [_message_item(self.item_id, call.prose)] if call.prose else []
+            new_output = [*output, *kept,
+                          _function_call_item(call, self.fc_item_id, self.call_id)]
+        else:
+            new_output = _translated_output(output, index, call, self.fc_item_id, self.call_id)
+        new_response = copy.copy(response)
+        if isinstance(new_response, dict):
+            new_response["output"] = new_output
+        else:
+            _set(new_response, "output", new_output)
+        event = copy.copy(terminal)
+        _set(event, "response", new_response)
+        number = self._next_number()
+        if number is not None and _field_of(terminal, "sequence_number") is not None:
+            _set(event, "sequence_number", number)
+        return [event]
+
+    def end(self) -> list[Any]:
+        """The upstream ended before its last event."""
+        if self.call is not None and not self.done:
+            self.done = True
+            created = _field_of(self.created, "response") if self.created is not None else None
+            if created is not None:
+                response = copy.copy(created)
+                _set(response, "status", "completed")
+                event = _generic_event("response.completed", self._next_number(),
+                                       response=response)
+                return self._terminal(event, self.call)
+            return []
+        out = [e for e, _ in self.held]
+        self.held.clear()
+        return self._sent(out)
 
 
 bridge = LiteLLMBridge()
