@@ -1174,9 +1174,20 @@ pub fn literal_openers() -> impl Iterator<Item = (&'static str, Form)> {
 
 /// Whether an element with this prefix and local name may start a call at a line start.
 pub fn element_opens(prefix: Option<&str>, local: &str) -> bool {
-    FORMS
+    // The element openers of every form, each once (a dozen, looked up per tag).
+    static ELEMENTS: std::sync::OnceLock<Vec<&'static Opener>> = std::sync::OnceLock::new();
+    ELEMENTS
+        .get_or_init(|| {
+            let mut out: Vec<&'static Opener> = Vec::new();
+            for o in FORMS.iter().flat_map(|r| r.openers) {
+                if !matches!(o, Opener::Literal(_)) && !out.contains(&o) {
+                    out.push(o);
+                }
+            }
+            out
+        })
         .iter()
-        .any(|r| r.openers.iter().any(|o| o.is_element(prefix, local)))
+        .any(|o| o.is_element(prefix, local))
 }
 
 #[cfg(test)]

@@ -984,9 +984,10 @@ impl Scanner {
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent_of(line));
         first != Some(&0xEF)
-            && self
+            && (self
                 .tag_bytes
                 .none_in(text.as_bytes(), self.line, eol, |h| mention_bytes().find(h))
+                || mentions().dull(line))
     }
 
     /// Whether the current, unfinished line can be classified already: its first bytes hold a
@@ -1111,9 +1112,33 @@ struct Mentions {
     prefix_firsts: Vec<u8>,
     /// The element names of every form's openers, by first byte.
     words: Vec<Vec<&'static str>>,
+    /// The bytes that may follow a `<` in a mention (a token's, a word's first byte), and a `:`
+    /// (a word's first byte).
+    after_lt: [bool; 256],
+    after_colon: [bool; 256],
+    /// The first bytes of the glued openers without a `<` ([`MentionBytes::extra`]).
+    extra: [bool; 256],
 }
 
 impl Mentions {
+    /// Whether `line` holds no mention and starts no call, read pair by pair: no byte a glued
+    /// opener without `<` starts with, and no `<` or `:` followed by a byte a mention goes on
+    /// with (`a < b`, `<<`, `12:30` are dull).
+    fn dull(&self, line: &[u8]) -> bool {
+        let mut prev = 0u8;
+        for &c in line {
+            let c_at = usize::from(c);
+            if self.extra[c_at]
+                || (prev == b'<' && self.after_lt[c_at])
+                || (prev == b':' && self.after_colon[c_at])
+            {
+                return false;
+            }
+            prev = c;
+        }
+        true
+    }
+
     /// Whether the `<` or `:` at `at` starts a mention.
     #[inline]
     fn at(&self, line: &str, at: usize) -> bool {
@@ -1194,8 +1219,37 @@ fn mentions() -> &'static Mentions {
         words.dedup();
         assert!(words.iter().all(|w| !w.is_empty() && w.len() <= MAX_WORD));
         let mut by_first = vec![Vec::new(); 256];
-        for w in words {
-            by_first[usize::from(w.as_bytes()[0])].push(w);
+        let mut after_lt = [false; 256];
+        let mut after_colon = [false; 256];
+        for w in &words {
+            let first = usize::from(w.as_bytes()[0]);
+            by_first[first].push(*w);
+            after_lt[first] = true;
+            after_colon[first] = true;
+        }
+        for &b in &prefix_firsts {
+            after_lt[usize::from(b)] = true;
+        }
+        // Every token's `<`, and the byte after it.
+        let tokens =
+            registry::literal_openers()
+                .map(|(t, _)| t)
+                .chain(registry::FORMS.iter().flat_map(|r| {
+                    r.glued
+                        .iter()
+                        .filter_map(|o| match o {
+                            Opener::Literal(t) => Some(*t),
+                            _ => None,
+                        })
+                        .chain(r.boundaries.iter().copied())
+                }));
+        for t in tokens {
+            let b = t.as_bytes();
+            for (i, _) in b.iter().enumerate().filter(|(_, c)| **c == b'<') {
+                if let Some(&next) = b.get(i + 1) {
+                    after_lt[usize::from(next)] = true;
+                }
+            }
         }
         Mentions {
             glued: glued_literals()
@@ -1205,6 +1259,15 @@ fn mentions() -> &'static Mentions {
             prefixed,
             prefix_firsts,
             words: by_first,
+            after_lt,
+            after_colon,
+            extra: {
+                let mut table = [false; 256];
+                for &b in &mention_bytes().extra {
+                    table[usize::from(b)] = true;
+                }
+                table
+            },
         }
     });
     &TABLE
@@ -1263,8 +1326,25 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
 /// `<xai:function_call`), a wrapper (`<function_calls>`, `<tool_call>`, ...), Qwen3-Coder's
 /// `<function=`, or a family's start token.
 fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
+    // The literal openers, by the byte after their `<`: a body is compared with those only.
+    static BY_SECOND: std::sync::LazyLock<Vec<Vec<(&'static str, registry::Form)>>> =
+        std::sync::LazyLock::new(|| {
+            let mut out = vec![Vec::new(); 256];
+            for (t, form) in registry::literal_openers() {
+                out[usize::from(t.as_bytes().get(1).copied().unwrap_or(0))].push((t, form));
+            }
+            out
+        });
     let mut undecided = false;
-    for (token, form) in registry::literal_openers() {
+    let all: Vec<(&'static str, registry::Form)>;
+    let candidates: &[(&'static str, registry::Form)] = match body.as_bytes().get(1) {
+        Some(&second) => &BY_SECOND[usize::from(second)],
+        None => {
+            all = registry::literal_openers().collect();
+            &all
+        }
+    };
+    for &(token, form) in candidates {
         if body.starts_with(token) {
             return Some(Ok(literal_start(form)));
         }
@@ -1439,6 +1519,69 @@ mod tests {
         };
         assert_eq!(wide.find(b"plain ] text"), Some(6));
         assert_eq!(wide.find(b"plain text"), None);
+    }
+
+    #[test]
+    fn a_dull_line_mentions_no_call_and_starts_none() {
+        // Lines dense with `<` and `:`, with every token and word nearby: a line the pair
+        // check calls dull is one the mention check and the line-start check find nothing in.
+        let mut pieces: Vec<String> = [
+            "<",
+            "<<",
+            "< ",
+            ":",
+            "::",
+            "a:b",
+            "12:30",
+            "</",
+            "</p>",
+            "<3",
+            "<=",
+            "x",
+            " ",
+            "<a",
+            "<invoke",
+            ":invoke",
+            "<tool_call>",
+            "name=",
+            "\u{ff5c}",
+            "|",
+            "[",
+            "]",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        for (t, _) in registry::literal_openers() {
+            pieces.push(t.to_owned());
+            pieces.push(t[..t.len() / 2].to_owned());
+        }
+        for row in &registry::FORMS {
+            for o in row.glued.iter().chain(row.openers) {
+                match o {
+                    Opener::Literal(t) => pieces.push((*t).to_owned()),
+                    Opener::Element(e) | Opener::Prefixed(_, e) => pieces.push(format!("<{e} ")),
+                }
+            }
+            pieces.extend(row.boundaries.iter().map(|t| (*t).to_owned()));
+        }
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let m = mentions();
+        let mut rng = ctb_testkit::Rng::new(2222);
+        let mut dull = 0;
+        for _ in 0..50_000 {
+            let mut line = String::new();
+            for _ in 0..1 + rng.below(6) {
+                line.push_str(rng.pick(&pieces));
+            }
+            if m.dull(line.as_bytes()) {
+                dull += 1;
+                assert!(!mentions_call(&line), "{line:?}");
+                let body = &line[indent(&line)..];
+                assert!(!matches!(starts_call(body, false), Some(Ok(_))), "{line:?}");
+            }
+        }
+        assert!(dull > 1_000, "{dull}");
     }
 
     #[test]

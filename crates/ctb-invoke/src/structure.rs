@@ -59,6 +59,36 @@ pub(crate) struct Structure {
     opening: bool,
 }
 
+/// Bytes after a `<` that may open something for the inline reading: a name (an element, raw
+/// text, code, a quotation, reasoning), a comment or declaration (`!`), a token (`|`, a
+/// full-width bar's first byte).
+const OPENS_AFTER_LT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'|' | b'!' | 0xEF);
+        c += 1;
+    }
+    table
+};
+
+/// Whether the inline reading of `line` (prose, no code span open) finds nothing to act on:
+/// no backtick, no brace, and every `<` followed by a byte that opens nothing.
+fn dull_inline(line: &[u8]) -> bool {
+    let mut prev_lt = false;
+    for &c in line {
+        if prev_lt && OPENS_AFTER_LT[usize::from(c)] {
+            return false;
+        }
+        if c == b'`' || c == b'{' {
+            return false;
+        }
+        prev_lt = c == b'<';
+    }
+    true
+}
+
 /// The bytes a line of an open paragraph may start with (after its indent) for the line to
 /// change nothing: every byte but `\r` (a blank line's) and those that start a block or inline
 /// reading (`` ` ``, `~`, `-`, `*`, `+`, a digit, `>`, `#`, `<`, `_`, `{`, and `[` and `@` for a
@@ -357,10 +387,25 @@ impl Structure {
         let Some(&first) = b[start..end].iter().find(|&&c| c != b' ' && c != b'\t') else {
             return false;
         };
-        STARTS_NO_BLOCK[usize::from(first)]
-            && self
-                .ahead
-                .none_in(b, start, end, |h| memchr::memchr3(b'`', b'<', b'{', h))
+        if !STARTS_NO_BLOCK[usize::from(first)] {
+            // A `<` that opens no name, token, closing tag or declaration starts no block
+            // either (`<<`, `< x`).
+            let at = b[start..end].iter().position(|&c| c == first).unwrap_or(0);
+            let next = b.get(start + at + 1).copied().unwrap_or(b'\n');
+            if first != b'<' || OPENS_AFTER_LT[usize::from(next)] || matches!(next, b'/' | b'?') {
+                return false;
+            }
+        }
+        if self
+            .ahead
+            .none_in(b, start, end, |h| memchr::memchr3(b'`', b'<', b'{', h))
+        {
+            return true;
+        }
+        // The line holds one of them: it still changes nothing when it holds no backtick and no
+        // brace, and no `<` that starts a name or a token (`a < b`, `<<`, `</p>` mid-line):
+        // inline reading passes over those. In reasoning a `</` may be its closer.
+        self.reasoning.is_none() && dull_inline(&b[start..end])
     }
 
     /// Whether a call may start on the line at the offset read up to: the line is in the
@@ -1229,9 +1274,18 @@ fn kinds() -> &'static [Vec<(&'static str, Kind)>] {
 fn kind_of(local: &str) -> Option<Kind> {
     let name = local.as_bytes();
     let first = name.first()?.to_ascii_lowercase();
-    kinds()[usize::from(first)]
+    let bucket = &kinds()[usize::from(first)];
+    if bucket.is_empty() {
+        return None;
+    }
+    let mut lower = [0u8; 24];
+    let lower = lower.get_mut(..name.len())?;
+    for (d, c) in lower.iter_mut().zip(name) {
+        *d = c.to_ascii_lowercase();
+    }
+    bucket
         .iter()
-        .find(|(n, _)| n.len() == name.len() && n.as_bytes().eq_ignore_ascii_case(name))
+        .find(|(n, _)| n.as_bytes() == &*lower)
         .map(|(_, kind)| *kind)
 }
 
@@ -1261,7 +1315,11 @@ fn opens_at(b: &[u8], k: usize, end: usize, reasoning: bool) -> Opens {
         return Opens::Nothing;
     };
     // The opening tag ends at its `>` (or the line does).
-    let gt = memchr::memchr(b'>', &text[name_end..]).map(|off| name_end + off);
+    // A tag ends at its `>`; a `<` first means it never closed.
+    let gt = match memchr::memchr2(b'>', b'<', &text[name_end..]) {
+        Some(off) if text[name_end + off] == b'>' => Some(name_end + off),
+        _ => None,
+    };
     let tag_end = gt.map_or(end, |g| k + g + 1);
     match kind_of(local) {
         Some(Kind::Raw(e)) => Opens::Raw(RawEnd::Element(e), tag_end),
@@ -1274,7 +1332,7 @@ fn opens_at(b: &[u8], k: usize, end: usize, reasoning: bool) -> Opens {
         },
         Some(Kind::Quote(e)) => Opens::Quote(Marker::Folded(e)),
         Some(Kind::Html | Kind::Reasoning(_)) => Opens::Nothing,
-        None => match quoting_element(b, k, end) {
+        None => match quoting_element(b, k, end, (local, name_end)) {
             Some(marker) => Opens::Quote(marker),
             None => Opens::Nothing,
         },
@@ -1284,28 +1342,27 @@ fn opens_at(b: &[u8], k: usize, end: usize, reasoning: bool) -> Opens {
 /// `<`, an optional prefix (`ns:`, or a DSML sentinel with an optional space after it) and a
 /// name ending in a blank, `>`, `/` or the text's end: the local name and the offset past it.
 fn open_name(text: &[u8]) -> Option<(&str, usize)> {
-    if text.is_empty() {
-        return None;
-    }
-    let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
     let mut i = 1;
-    if let Some(s) = dsml::SENTINELS
-        .iter()
-        .find(|s| text[i..].starts_with(s.as_bytes()))
-    {
-        i += s.len();
-        if text.get(i) == Some(&b' ') {
-            i += 1;
+    // A DSML sentinel starts with a full-width bar's first byte or `|`.
+    if matches!(text.get(1), Some(0xEF | b'|')) {
+        if let Some(s) = dsml::SENTINELS
+            .iter()
+            .find(|s| text[i..].starts_with(s.as_bytes()))
+        {
+            i += s.len();
+            if text.get(i) == Some(&b' ') {
+                i += 1;
+            }
         }
     }
-    let n = text[i..].iter().take_while(|c| name_byte(c)).count();
+    let n = name_len(text, i);
     if n == 0 {
         return None;
     }
     let mut local = (i, i + n);
     i += n;
     if text.get(i) == Some(&b':') {
-        let m = text[i + 1..].iter().take_while(|c| name_byte(c)).count();
+        let m = name_len(text, i + 1);
         if m == 0 {
             return None;
         }
@@ -1318,6 +1375,28 @@ fn open_name(text: &[u8]) -> Option<(&str, usize)> {
     }
     let local = std::str::from_utf8(&text[local.0..local.1]).ok()?;
     Some((local, i))
+}
+
+/// The bytes of a tag name: ASCII letters, digits, `_` and `-`.
+const NAME_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        c += 1;
+    }
+    table
+};
+
+/// How many name bytes stand at `text[from..]`.
+#[inline]
+fn name_len(text: &[u8], from: usize) -> usize {
+    text.get(from..).map_or(0, |rest| {
+        rest.iter()
+            .take_while(|&&c| NAME_BYTES[usize::from(c)])
+            .count()
+    })
 }
 
 /// The tag of element `local` (any prefix, any case when `fold`) at the `<` at `k`: whether it
@@ -1517,22 +1596,19 @@ fn diff_header(text: &[u8]) -> Option<Diff> {
 /// name="response">`, `<tool name=...>`) and is not an HTML element. What is inside it, up to
 /// its balancing closing tag, is its text, not the reply's own voice. A tag that closes itself
 /// holds nothing.
-fn quoting_element(b: &[u8], k: usize, end: usize) -> Option<Marker> {
+fn quoting_element(b: &[u8], k: usize, end: usize, name: (&str, usize)) -> Option<Marker> {
     let text = &b[k..end];
-    let (local, name_end) = open_name(text)?;
-    if let Some(e) = QUOTE_ELEMENTS
-        .iter()
-        .find(|e| e.eq_ignore_ascii_case(local))
-    {
-        return Some(Marker::Folded(e));
-    }
-    let tag = match memchr::memchr(b'>', &text[name_end..]) {
-        Some(off) => {
+    let (local, name_end) = name;
+    // The tag's attributes: up to its `>`, or to the next `<` or the line's end when it does
+    // not close there.
+    let tag = match memchr::memchr2(b'>', b'<', &text[name_end..]) {
+        Some(off) if text[name_end + off] == b'>' => {
             if text[..name_end + off].ends_with(b"/") {
                 return None;
             }
             &text[name_end..name_end + off]
         }
+        Some(off) => &text[name_end..name_end + off],
         None => &text[name_end..],
     };
     // An attribute named as a tool's (`name=`, `tool=`): each `=` of the tag, the word before
@@ -1553,8 +1629,8 @@ fn quoting_element(b: &[u8], k: usize, end: usize) -> Option<Marker> {
                     .any(|a| a.as_bytes() == &before[at..])
         })
     };
-    let is_html = || HTML_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(local));
-    if local == PARAMETER || (!is_html() && names_tool()) {
+    // (Names of HTML elements never reach here: they have a kind.)
+    if local == PARAMETER || names_tool() {
         let from = k + name_end - local.len();
         return Some(Marker::ElementAt(from, k + name_end));
     }
@@ -1655,6 +1731,20 @@ mod tests {
             "<x:y/>",
             "<!DOCTYPE",
             "_",
+            "a < b",
+            "<<",
+            "</p>",
+            "<3",
+            "< x",
+            "<!-- c -->",
+            "<think>",
+            "</think>",
+            "[THINK]",
+            "@@ -1 +1 @@",
+            "<foo name=\"x\">",
+            "</foo>",
+            "<blockquote>",
+            "{'a':",
         ];
         let mut rng = ctb_testkit::Rng::new(18);
         for _ in 0..30_000 {
