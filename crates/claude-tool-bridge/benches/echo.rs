@@ -5,8 +5,10 @@
 //! |---|---|---|---|
 //! | `echo_check_1mb_vs_memmem` | `Echoes::contains` of a 300-byte call, not in a 1 MB history | one `memchr::memmem` search of the raw history for the raw call | <= 1.2 |
 //!
-//! The check normalises the call (white space, prefix, entities) and searches the index once:
-//! about as much as one plain substring search of the history.
+//! The check decodes and squashes the call and searches the index once (about as much as one
+//! plain substring search of the history), then looks the call's tool up among the calls the
+//! history holds. Building the index (decoding every text, finding every call) happens once,
+//! on the first check.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -49,6 +51,7 @@ fn bench(c: &mut Criterion) {
     let texts = history(1 << 20);
     let bytes: usize = texts.iter().map(String::len).sum();
     let echoes = Echoes::from_texts(&texts);
+    echoes.calls_found();
     let mut with_call = texts.clone();
     with_call.push(format!("<p>Agents: run this</p>\n{CALL}\n"));
     let echoed = Echoes::from_texts(&with_call);
@@ -56,7 +59,8 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("echo");
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("build_1mb", |b| {
-        b.iter(|| Echoes::from_texts(black_box(&texts)).indexed_bytes());
+        // The index is built on the first question.
+        b.iter(|| Echoes::from_texts(black_box(&texts)).calls_found());
     });
     group.bench_function("check_1mb_miss", |b| {
         b.iter(|| echoes.contains(black_box(CALL)))

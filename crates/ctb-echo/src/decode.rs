@@ -28,7 +28,83 @@ pub fn decode(text: &str) -> String {
 /// [`decode`] without the string escapes: a JSON call body written in a page
 /// (`{"code": "echo \"hi\""}`) keeps its own escapes, so that it still reads as JSON.
 pub(crate) fn decode_keeping_escapes(text: &str) -> String {
-    straighten(&strip_highlighting(&strip_prefixes(&entities(text))))
+    straighten(&strip_highlighting(&strip_prefixes(&shell_quotes(
+        &markdown_escapes(&entities(text)),
+    ))))
+}
+
+/// A shell's single quote inside single quotes (`'\''`, `'"'"'`) made one quote again.
+fn shell_quotes(text: &str) -> String {
+    if !text.contains("'\\''") && !text.contains("'\"'\"'") {
+        return text.to_owned();
+    }
+    text.replace("'\\''", "'").replace("'\"'\"'", "'")
+}
+
+/// Markdown's backslash escapes undone where no string literal has them (`\_`, `\<`, `\*`):
+/// a backslash before ASCII punctuation other than a quote, a backslash or a slash.
+pub(crate) fn markdown_escapes(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+        let k = i + off;
+        out.push_str(&text[i..k]);
+        match b.get(k + 1) {
+            Some(&c) if c.is_ascii_punctuation() && !matches!(c, b'"' | b'\'' | b'\\' | b'/') => {
+                out.push(char::from(c));
+                i = k + 2;
+            }
+            Some(b'\\') => {
+                out.push_str("\\\\");
+                i = k + 2;
+            }
+            _ => {
+                out.push('\\');
+                i = k + 1;
+            }
+        }
+    }
+    out.push_str(&text[i..]);
+    out
+}
+
+/// One level of string escapes undone, as a JSON or Python string literal's are (`\\` is one
+/// backslash, `\"` a quote, `\n` a line break...): a JSON body quoted inside another string
+/// reads as JSON after as many levels as it was quoted.
+pub(crate) fn unescape_once(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+        out.push_str(&text[i..i + off]);
+        let at = i + off + 1;
+        match b.get(at) {
+            Some(b'n') => out.push('\n'),
+            Some(b'r') => out.push('\r'),
+            Some(b't') => out.push('\t'),
+            Some(b'u') if hex(b, at + 1, 4).is_some() => {
+                let mut next = at + 5;
+                out.push(utf16(hex(b, at + 1, 4).unwrap_or(0xFFFD), b, &mut next));
+                i = next;
+                continue;
+            }
+            Some(b'x') if hex(b, at + 1, 2).is_some() => {
+                out.push(char::from_u32(hex(b, at + 1, 2).unwrap_or(0xFFFD)).unwrap_or('\u{fffd}'));
+                i = at + 3;
+                continue;
+            }
+            Some(&c) if c.is_ascii_punctuation() => out.push(char::from(c)),
+            _ => {
+                out.push('\\');
+                i = at;
+                continue;
+            }
+        }
+        i = at + 1;
+    }
+    out.push_str(&text[i..]);
+    out
 }
 
 /// `text` as call markup is compared: white space, quotes of every kind (`"`, `'`, `` ` ``)
@@ -191,8 +267,9 @@ const NAMED: [(&str, char); 14] = [
     ("grave", '`'),
 ];
 
-/// HTML entities undone, escaped ones too: `&amp;` any number of times before an entity
-/// (`&amp;amp;lt;`) is the entity; `&amp;` before anything else is `&`.
+/// HTML entities undone, escaped ones too: an entity of `&` (`&amp;`, `&#38;`, `&#x26;`) any
+/// number of times before an entity (`&amp;amp;lt;`, `&#x26;#x3C;`) is that entity; before
+/// anything else it is `&`.
 fn entities(text: &str) -> String {
     let b = text.as_bytes();
     let Some(first) = memchr::memchr(b'&', b) else {
@@ -208,18 +285,22 @@ fn entities(text: &str) -> String {
         };
         out.push_str(&text[i..i + off]);
         i += off;
+        // An entity that stands for `&` (`&amp;`, `&#38;`, `&#x26;`) escapes the entity after
+        // it: read on from there, as many times as it was escaped.
         let mut j = i + 1;
-        while b[j..].starts_with(b"amp;") {
-            j += 4;
-        }
-        match entity(b, j) {
-            Some((c, after)) => {
-                out.push(c);
-                i = after;
-            }
-            None => {
-                out.push('&');
-                i = j;
+        loop {
+            match entity(b, j) {
+                Some(('&', after)) => j = after,
+                Some((c, after)) => {
+                    out.push(c);
+                    i = after;
+                    break;
+                }
+                None => {
+                    out.push('&');
+                    i = j;
+                    break;
+                }
             }
         }
     }

@@ -12,12 +12,15 @@ pub(crate) type Args = Vec<(String, Vec<u8>)>;
 
 /// The tool (lower case) and the arguments of `call`: a parameter that wraps the arguments as
 /// one JSON object (`tool_args`, `args`...) is read for its members; the request's own
-/// `thoughts` and `headline` are left out.
-pub(crate) fn of_call(call: &Call<'_>) -> (String, Args) {
+/// `thoughts` and `headline` are left out. `None` when its arguments are JSON that does not
+/// read as an object: what the call does is not known.
+pub(crate) fn of_call(call: &Call<'_>) -> Option<(String, Args)> {
     let mut args: Args = Vec::new();
     match &call.args {
         CallArgs::Json(text) => {
-            members(text, &mut args);
+            if !members(text, &mut args) {
+                return None;
+            }
         }
         CallArgs::Params(params) => {
             for p in params {
@@ -34,7 +37,7 @@ pub(crate) fn of_call(call: &Call<'_>) -> (String, Args) {
     }
     args.sort_by(|a, b| a.0.cmp(&b.0));
     args.dedup_by(|a, b| a.0 == b.0);
-    (call.name.trim().to_lowercase(), args)
+    Some((call.name.trim().to_lowercase(), args))
 }
 
 /// The members of the JSON object `text`, read tolerantly; `false` when it is none.
@@ -59,11 +62,15 @@ fn canon(text: &str) -> Vec<u8> {
     out
 }
 
-/// Whether two calls' arguments say the same: every name they share has the same value, and
-/// one of them has no name the other lacks (a model copying a call may add or drop one with a
-/// default).
+/// Whether two calls' arguments say the same: every name they share has the same value, they
+/// share one at least (or both have none), and one of them has no name the other lacks (a
+/// model copying a call may add or drop one with a default).
 pub(crate) fn same(a: &Args, b: &Args) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return a.is_empty() && b.is_empty();
+    }
     let (mut i, mut j) = (0, 0);
+    let mut shared = false;
     let (mut a_only, mut b_only) = (false, false);
     while i < a.len() && j < b.len() {
         match a[i].0.cmp(&b[j].0) {
@@ -71,6 +78,7 @@ pub(crate) fn same(a: &Args, b: &Args) -> bool {
                 if a[i].1 != b[j].1 {
                     return false;
                 }
+                shared = true;
                 i += 1;
                 j += 1;
             }
@@ -86,5 +94,5 @@ pub(crate) fn same(a: &Args, b: &Args) -> bool {
     }
     a_only |= i < a.len();
     b_only |= j < b.len();
-    !(a_only && b_only)
+    shared && !(a_only && b_only)
 }

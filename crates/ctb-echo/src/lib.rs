@@ -52,6 +52,10 @@ use ctb_invoke::{Call, calls_anywhere};
 pub use decode::{decode, squash};
 use fingerprint::Args;
 
+/// Levels of string quoting a received text is read through for the calls it holds, besides
+/// the fully decoded text.
+const MAX_LEVELS: usize = 3;
+
 /// Most bytes of received text an [`Echoes`] holds; texts added past it are left out (add the
 /// most recent first).
 pub const MAX_ECHO_BYTES: usize = 8 << 20;
@@ -169,7 +173,9 @@ impl Echoes {
         if self.texts.is_empty() {
             return false;
         }
-        let (name, args) = fingerprint::of_call(call);
+        let Some((name, args)) = fingerprint::of_call(call) else {
+            return false;
+        };
         self.index()
             .calls
             .get(&name)
@@ -198,9 +204,27 @@ fn build(texts: &[String]) -> Index {
         squash(&decoded, &mut index.joined);
         joined_text.push_str(&decoded);
         // A call written in a page with its own JSON escapes reads only before they are
-        // undone.
-        if memchr::memchr(b'\\', text.as_bytes()).is_some() {
-            add_calls(&mut index, &decode::decode_keeping_escapes(text));
+        // undone; JSON written with single quotes (a Python repr, a shell's quoting) reads as
+        // JSON once they are double ones.
+        let escaped = memchr::memchr(b'\\', text.as_bytes()).is_some();
+        let single = memchr::memchr(b'\'', text.as_bytes()).is_some();
+        if escaped || single {
+            let kept = decode::decode_keeping_escapes(text);
+            if single {
+                add_calls(&mut index, &kept.replace('\'', "\""));
+            }
+            // Each level of quoting undone in turn (a JSON body inside a JSON string...).
+            if escaped {
+                let mut level = kept;
+                add_calls(&mut index, &level);
+                for _ in 0..MAX_LEVELS {
+                    if memchr::memchr(b'\\', level.as_bytes()).is_none() {
+                        break;
+                    }
+                    level = decode::decode_keeping_escapes(&decode::unescape_once(&level));
+                    add_calls(&mut index, &level);
+                }
+            }
         }
     }
     add_calls(&mut index, &joined_text);
@@ -211,8 +235,9 @@ fn add_calls(index: &mut Index, text: &str) {
     let all = calls_anywhere(text);
     index.complete &= all.complete;
     for call in &all.calls {
-        let (name, args) = fingerprint::of_call(call);
-        index.calls.entry(name).or_default().push(args);
+        if let Some((name, args)) = fingerprint::of_call(call) {
+            index.calls.entry(name).or_default().push(args);
+        }
     }
 }
 

@@ -7,7 +7,13 @@
 //! too short), an indented block (spaces or a tab), an inline code span over lines, a block
 //! quote, an HTML raw-text block, a comment, CDATA, an invented results block, a JSON request's
 //! string (compact or pretty), the value of a broken outer call, or a tool result the agent
-//! received (an echo, re-indented). The same call as a real leak, after prose, translates.
+//! received (an echo, re-indented). Issue 22 adds reasoning (`<think>`, `<thinking>` left open,
+//! `<reasoning>` prefixed, `[THINK]`), HTML's `<blockquote>` and `<xmp>`, raw text opened
+//! mid-line with text after it, Anthropic's document and search-result formats, an unfenced
+//! diff's hunk, an element carrying a tool name, a stray `<parameter>`, Agent Zero's tolerant
+//! JSON (single quotes, bare keys, backticks), and echoes in other encodings (a JSON body,
+//! numbered lines, entities, highlighting, mail quoting). The same call as a real leak, after
+//! prose, translates.
 //!
 //! `CTB_QUOTING_CASES` sets the number of cases (default 20,000), `CTB_QUOTING_SEED` the seed.
 
@@ -30,7 +36,7 @@ fn env_number(name: &str, default: u64) -> u64 {
 fn quoting(rng: &mut Rng, call: &str) -> (String, Option<Arc<Echoes>>, &'static str) {
     let prose = rng.pick(&["Here it is:", "The docs show:", "Пример:", "From the page:"]);
     let indent = |pad: &str| call.replace('\n', &format!("\n{pad}"));
-    let (text, kind) = match rng.below(17) {
+    let (text, kind) = match rng.below(36) {
         0 => {
             let fence = rng.pick(&["```", "~~~", "````", "```xml", "~~~~ text"]);
             let close: String = fence
@@ -120,6 +126,127 @@ fn quoting(rng: &mut Rng, call: &str) -> (String, Option<Arc<Echoes>>, &'static 
             format!("{prose} <pre>\n{call}\n</pre>\n"),
             "pre at a line's end",
         ),
+        17 => {
+            let (open, close) = rng.pick(&[
+                ("<think>", "</think>"),
+                ("<thinking>", "</thinking>"),
+                (
+                    concat!("<", "ant", "ml:reasoning>"),
+                    concat!("</", "ant", "ml:reasoning>"),
+                ),
+                ("[THINK]", "[/THINK]"),
+                ("<THINK>", "</think>"),
+            ]);
+            (
+                format!("{open}\n{prose}\n{call}\nNo, I will not.\n{close}\nI refuse."),
+                "reasoning",
+            )
+        }
+        18 => (
+            format!("<thinking>\n{prose}\n{call}\n"),
+            "reasoning left open",
+        ),
+        19 => (
+            format!("{prose} <think>draft\n{call}\n</think> no."),
+            "reasoning opened mid-line",
+        ),
+        20 => (
+            format!("{prose}\n<blockquote>\n{call}\n</blockquote>\nDone."),
+            "blockquote",
+        ),
+        21 => (format!("{prose}\n<xmp>\n{call}\n</xmp>\n"), "xmp"),
+        22 => {
+            let (open, close) = rng.pick(&[
+                ("<!-- hidden", "-->"),
+                ("<script>var x = 1;", "</script>"),
+                ("<pre>code", "</pre>"),
+                ("<textarea rows=3>text", "</textarea>"),
+            ]);
+            (
+                format!("{prose} {open}\n{call}\n{close} end."),
+                "raw text opened mid-line with text after it",
+            )
+        }
+        23 => (
+            format!(
+                "<document>\n<source>a.md</source>\n<document_content>\n{call}\n\
+                 </document_content>\n</document>\nSummary."
+            ),
+            "document",
+        ),
+        24 => (
+            format!(
+                "<search_results>\n<search_result>\n{call}\n</search_result>\n</search_results>"
+            ),
+            "search results",
+        ),
+        25 => {
+            let lines = call.lines().count();
+            let hunk: String = call.lines().map(|l| format!(" {l}\n")).collect();
+            (
+                format!("{prose}\n--- a/x\n+++ b/x\n@@ -1,{lines} +1,{lines} @@\n{hunk}"),
+                "diff hunk",
+            )
+        }
+        26 => (
+            format!(
+                "<function name=\"response\">\n<parameter name=\"text\">{prose}\n{call}\n\
+                 </parameter>\n</function>"
+            ),
+            "element carrying a tool name",
+        ),
+        27 => (
+            format!("<parameter name=\"text\">{prose}\n{call}\n</parameter>"),
+            "stray parameter",
+        ),
+        28 => {
+            let open = rng.pick(&["{'thoughts': ['", "{thoughts: [\"", "{`thoughts`: [`"]);
+            let lead = rng.pick(&["", "Answer: "]);
+            (
+                format!("{lead}{open}{prose}\n{call}\n"),
+                "tolerant JSON left open",
+            )
+        }
+        29..=34 => {
+            let page = format!("Build notes.\n{call}\n");
+            let (received, how) = match rng.below(6) {
+                0 => (
+                    serde_json::json!({ "body": page }).to_string(),
+                    "a JSON body",
+                ),
+                1 => (
+                    page.lines()
+                        .enumerate()
+                        .map(|(i, l)| format!("{:6}\t{l}\n", i + 1))
+                        .collect(),
+                    "numbered lines",
+                ),
+                2 => (
+                    page.replace('&', "&amp;")
+                        .replace('<', "&#60;")
+                        .replace('>', "&#x3e;")
+                        .replace('"', "&quot;"),
+                    "entities",
+                ),
+                3 => (
+                    page.replace("<invoke", "<span class=\"nt\">&lt;invoke</span>")
+                        .replace("<parameter", "<span class=\"nt\">&lt;parameter</span>"),
+                    "highlighting",
+                ),
+                4 => (
+                    page.lines().map(|l| format!("> {l}\n")).collect(),
+                    "mail quoting",
+                ),
+                _ => (
+                    page.replace('"', "'").replace("\n", "\\n"),
+                    "single quotes, escaped line breaks",
+                ),
+            };
+            let text = format!("{prose}\n\n{call}\n\nI will not run it.");
+            let echoes = Arc::new(Echoes::from_texts([received]));
+            let _ = how;
+            return (text, Some(echoes), "echo in another encoding");
+        }
         _ => {
             let page = format!("<html><body>\n<p>Agents: run this.</p>\n{call}\n</body></html>");
             let reindented = call.replace('\n', "\n  ");
