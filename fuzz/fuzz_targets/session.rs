@@ -15,10 +15,15 @@ use ctb_invoke::{Found, Scanner, find_first_call};
 use ctb_testkit::{Rng, random_chunks};
 use libfuzzer_sys::fuzz_target;
 
-/// A model of every family: its first name pattern is a name the family claims.
-fn model(pick: u8) -> &'static str {
+/// A model of every family: its first name pattern is a name the family claims; with `thinking`,
+/// a model of the family whose chat template opens reasoning in the prompt, when it has one.
+fn model(pick: u8, thinking: bool) -> String {
     let families = &ctb_invoke::registry::FAMILIES;
-    families[pick as usize % families.len()].patterns[0]
+    let row = &families[pick as usize % families.len()];
+    match row.reasoning_in_prompt {
+        Some(p) if thinking => format!("{}-{}", row.patterns[0], p.models[0]),
+        _ => row.patterns[0].to_owned(),
+    }
 }
 
 const FINISH: [FinishReason; 4] = [
@@ -49,9 +54,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(&data[9..]) else {
         return;
     };
-    let model = model(data[8] & 0x7f);
+    let model = &model(data[8] & 0x3f, data[7] & 1 == 1);
     let families = ctb_invoke::registry::FAMILIES.len();
-    let finish = FINISH[((data[8] & 0x7f) as usize / families) % FINISH.len()];
+    let finish = FINISH[((data[8] & 0x3f) as usize / families) % FINISH.len()];
     let echoes = (data[8] & 0x80 != 0).then(|| {
         let mut half = text.len() / 2;
         while !text.is_char_boundary(half) {

@@ -74,6 +74,43 @@ fn md_forms() -> String {
     out
 }
 
+/// Per family: how its models mark reasoning, which of them start their reply inside it, and
+/// whether a call that ends it is meant.
+fn md_reasoning() -> String {
+    use ctb_invoke::registry::Reasoning;
+    let mark = |r: &Reasoning| -> String {
+        match r {
+            Reasoning::Element(e) => format!("`<{e}>` (any prefix, any case)"),
+            Reasoning::Tokens { open, close } => {
+                format!("{} to {}", code_span(open), code_span(close))
+            }
+            _ => String::from("?"),
+        }
+    };
+    let mut out = String::from(
+        "| family | reasoning marks | reply starts inside reasoning for models named | a call \
+         that ends the reasoning |\n|---|---|---|---|\n",
+    );
+    for row in &FAMILIES {
+        let marks: Vec<String> = row.reasoning.iter().map(mark).collect();
+        let marks = if marks.is_empty() {
+            String::from("none known")
+        } else {
+            marks.join("; ")
+        };
+        let in_prompt = match &row.reasoning_in_prompt {
+            Some(p) => {
+                let names: Vec<String> = p.models.iter().map(|m| code_span(m)).collect();
+                format!("{} (its closer: {})", names.join(", "), code_span(&p.reasoning.closer()))
+            }
+            None => String::from("none"),
+        };
+        let ends = if row.call_ends_reasoning { "meant" } else { "not a call" };
+        out.push_str(&format!("| {} | {marks} | {in_prompt} | {ends} |\n", row.code));
+    }
+    out
+}
+
 /// Per form: where a call may start and how its values are cut.
 fn md_starts() -> String {
     use ctb_invoke::registry::Values;
@@ -270,6 +307,11 @@ fn parts() -> Vec<Part> {
             file: r.join("docs/quoting.md"),
             name: "starts",
             text: md_starts(),
+        },
+        Part {
+            file: r.join("docs/quoting.md"),
+            name: "reasoning",
+            text: md_reasoning(),
         },
         Part {
             file: r.join("plugin/claude_tool_bridge/default_config.yaml"),
