@@ -45,9 +45,11 @@
 
 mod arguments;
 mod config;
+mod context;
 mod decision;
 mod echo;
 mod model_patterns;
+mod policy;
 mod reading;
 mod request;
 mod session;
@@ -55,6 +57,7 @@ mod tool_call;
 mod translate;
 
 pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
+pub use context::Context;
 pub use ctb_guard::FinishReason;
 pub use ctb_invoke::{Family, Form, Forms};
 pub use ctb_schema::Catalog;
@@ -66,8 +69,8 @@ pub use model_patterns::{
 pub use reading::MAX_REPLY_BYTES;
 pub use request::{MAX_INTEGER_DIGITS, holds_json_request, render_request};
 pub use session::{Session, SessionError, TurnPlan};
-pub use tool_call::{ToolCall, first_call, first_call_with};
-pub use translate::{Context, translate, translate_with};
+pub use tool_call::ToolCall;
+pub use translate::{first_call, first_call_with, translate, translate_with};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]
