@@ -64,7 +64,7 @@ pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
 pub use echo::{Echoes, MAX_ECHO_BYTES};
 pub use model_patterns::{
-    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, PatternError,
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelForms, ModelPatterns, PatternError,
 };
 pub use reading::MAX_REPLY_BYTES;
 pub use request::{MAX_INTEGER_DIGITS, holds_json_request, render_request};

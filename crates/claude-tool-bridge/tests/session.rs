@@ -402,3 +402,40 @@ fn a_translation_carries_its_call_and_renders_the_request_from_it() {
         Err(Reason::NoCall)
     );
 }
+
+/// A deployment whose template asks DeepSeek V4 for Qwen3-Coder's form names that form under
+/// `forms`: the call is translated, where by default it is a quotation (another family's
+/// syntax); the family still picks the stop strings.
+#[test]
+fn a_deployment_setting_names_the_forms_a_model_writes() {
+    let model = "hosted_vllm/deepseek-ai/DeepSeek-V4-Flash";
+    let reply = "Searching.\n<tool_call>\n<function=memory_load>\n<parameter=query>\nvpn\n</parameter>\n\
+                 </function>\n</tool_call>";
+    let decide = |config: Config| {
+        let mut s = Session::new(config);
+        let plan = s.begin_turn(model, &[]);
+        (
+            plan,
+            s.finish(reply, FinishReason::Stop, &catalog()).unwrap(),
+        )
+    };
+    let (plan, d) = decide(Config::default());
+    assert_eq!((d.outcome, d.reason), (Outcome::Untouched, Reason::Quoted));
+    let (config, warnings) = Config::from_value(serde_json::json!({
+        "forms": {"*deepseek-v4*": ["qwen3_coder"]}
+    }))
+    .unwrap();
+    assert!(warnings.is_empty());
+    let (named_plan, d) = decide(config.clone());
+    assert_eq!(d.outcome, Outcome::Translated, "{d:?}");
+    let call = d.call.unwrap();
+    assert_eq!(
+        (call.form.code(), call.family.code()),
+        ("qwen3_coder", "qwen")
+    );
+    assert_eq!(call.arguments["query"], "vpn");
+    assert_eq!(named_plan.stops, plan.stops, "the family picks the stops");
+    // DeepSeek's own forms are not read for that deployment any more.
+    let dsml = claude_tool_bridge::Context::for_model(&config, model);
+    assert!(!dsml.forms.contains(claude_tool_bridge::Form::DEEPSEEK_DSML));
+}
