@@ -53,7 +53,7 @@ def test_default_config_yaml_is_exactly_the_rust_defaults():
     assert list(from_file) == list(defaults)
     assert list(defaults) == [
         "enabled", "models", "families", "early_stop", "stop_sequence", "loop_guard",
-        "prose_as_response", "prose_min_chars", "all_forms",
+        "prose_as_response", "prose_min_chars", "all_forms", "forms",
     ]
     assert ctb.Config.from_yaml((PLUGIN / "default_config.yaml").read_text()).warnings == []
 

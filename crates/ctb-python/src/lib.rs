@@ -289,6 +289,43 @@ impl PyConfig {
         self.inner.all_forms
     }
 
+    /// The markup forms named per model name pattern, as a new dict.
+    #[getter]
+    fn forms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guarded_py("Config.forms", || {
+            let value = serde_json::to_value(&self.inner.forms)
+                .map_err(|e| BridgeError::new_err(e.to_string()))?;
+            convert::to_python(py, &value)
+        })
+    }
+
+    /// The markup forms `model`'s replies are read for, as codes in the registry's order.
+    fn forms_for(&self, model: &str) -> Vec<&'static str> {
+        guarded(
+            || {
+                self.inner
+                    .forms_for(model)
+                    .iter()
+                    .map(|f| f.code())
+                    .collect()
+            },
+            Vec::new,
+        )
+    }
+
+    /// The forms the first `forms` entry matching `model` names, or None when none matches.
+    fn named_forms(&self, model: &str) -> Option<Vec<&'static str>> {
+        guarded(
+            || {
+                self.inner
+                    .forms
+                    .forms_of(model)
+                    .map(|forms| forms.iter().map(|f| f.code()).collect())
+            },
+            || None,
+        )
+    }
+
     #[getter]
     fn early_stop(&self) -> bool {
         self.inner.early_stop
