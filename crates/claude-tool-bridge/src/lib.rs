@@ -11,7 +11,10 @@
 //!   early stop while streaming, loops, discards and re-asks, prose answers.
 //!
 //! Whenever the bridge is not sure, the decision is [`Outcome::Untouched`] and carries the
-//! reply byte for byte, with a [`Reason`] saying why.
+//! reply byte for byte, with a [`Reason`] saying why. A translation carries the call in no
+//! host's format ([`Decision::call`], a [`ToolCall`]), and Agent Zero's request rendered from
+//! it ([`Decision::request`], and as the text of [`Decision::reply`]); [`first_call`] gives
+//! the same call without deciding anything else.
 //!
 //! ```
 //! use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
@@ -41,6 +44,9 @@
 //! let request = decision.request.unwrap();
 //! assert_eq!(request["tool_name"], "memory_load");
 //! assert_eq!(request["tool_args"]["limit"], 3); // typed from the schema
+//! let call = decision.call.unwrap(); // the same call, for any host
+//! assert_eq!((call.name.as_str(), call.family.code()), ("memory_load", "claude"));
+//! assert_eq!(request, call.agent_zero_request());
 //! ```
 
 mod arguments;
