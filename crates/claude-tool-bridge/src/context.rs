@@ -39,9 +39,10 @@ pub struct Context {
 }
 
 impl Context {
-    /// The context of a reply by `model` under `config`: the forms its family writes (none
-    /// when no family's patterns match the name, every form with `all_forms`), whether its
-    /// reply starts inside reasoning, no echoes.
+    /// The context of a reply by `model` under `config`: the forms it writes
+    /// ([`Config::forms_for`]: the forms the `forms` setting names for it, else its family's,
+    /// none when no family's patterns match the name, every form with `all_forms`), whether
+    /// its reply starts inside reasoning (by its family), no echoes.
     pub fn for_model(config: &Config, model: &str) -> Self {
         let family = config.family_of(model);
         Self {
