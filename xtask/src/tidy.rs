@@ -214,35 +214,101 @@ fn parser_conformance_holds() {
     crate::parsers::run(&docs, true).unwrap();
 }
 
-/// The non-test source of a Rust file: comment lines and everything from the first
-/// `#[cfg(test)]` on (the test modules close each file; a file that is a test module says
-/// `#![cfg(test)]` after its documentation) left out.
-fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .take_while(|(_, l)| !matches!(l.trim(), "#[cfg(test)]" | "#![cfg(test)]"))
-        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+/// The non-test source of a Rust file: comment lines and test code left out. A file that is a
+/// test module (`#![cfg(test)]` after its documentation) is all test code; elsewhere an item
+/// under `#[cfg(test)]` is: a module written in the file, up to the `}` that closes it at its
+/// own indent, or one line (a module declared elsewhere, a field, a statement). The rest of
+/// the file after a test item is read on.
+fn code_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.iter().any(|l| l.trim() == "#![cfg(test)]") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut n = 0;
+    while n < lines.len() {
+        let line = lines[n];
+        if line.trim() != "#[cfg(test)]" {
+            if !line.trim_start().starts_with("//") {
+                out.push((n, line));
+            }
+            n += 1;
+            continue;
+        }
+        // The item under the attribute (other attributes may come between).
+        n += 1;
+        while n < lines.len() && lines[n].trim_start().starts_with("#[") {
+            n += 1;
+        }
+        let Some(item) = lines.get(n) else { break };
+        n += 1;
+        if item.trim_end().ends_with('{') {
+            let indent = &item[..item.len() - item.trim_start().len()];
+            let close = format!("{indent}}}");
+            while n < lines.len() && lines[n].trim_end() != close {
+                n += 1;
+            }
+            n += 1;
+        }
+    }
+    out
 }
 
-/// Whether a string literal spells call markup: a tag (`<` then a letter, `/`, `|` or the
-/// full-width bar), a special token's end (`|>`), or a bracket token.
-fn spells_markup(literal: &str) -> bool {
-    let b = literal.as_bytes();
-    b.windows(2).any(|w| {
+/// Whether a string literal's bytes spell call markup: a tag (`<` then a letter, `/`, `|` or
+/// the full-width bar), a special token's end (`|>`), or a bracket token.
+fn spells_markup(literal: &[u8]) -> bool {
+    literal.windows(2).any(|w| {
         w[0] == b'<' && (w[1].is_ascii_alphabetic() || matches!(w[1], b'/' | b'|' | 0xEF))
             || w == b"|>"
-    }) || literal.contains("[TOOL_CALLS]")
+    }) || literal.windows(12).any(|w| w == b"[TOOL_CALLS]")
 }
 
-/// The string literals of a line (plain `"..."` only, escapes kept).
-fn literals(line: &str) -> Vec<&str> {
+/// The string literals of a line, as the bytes they stand for: `"..."`, byte strings
+/// (`b"..."`), raw strings (`r"..."`, `r#"..."#`, `br"..."`) and byte literals (`b'<'`, each a
+/// literal of its own), escapes decoded (`\u{ff5c}` is the full-width bar's bytes, `\x3c` a
+/// `<`).
+fn literals(line: &str) -> Vec<Vec<u8>> {
     let b = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\'' && b.get(i + 2) == Some(&b'\'') {
-            i += 3; // a char literal such as '"'
-            continue;
+        // A raw string: `r`, hashes, a quote; it ends at a quote followed by as many hashes.
+        let raw_at = if b[i] == b'r' {
+            Some(i + 1)
+        } else if b[i] == b'b' && b.get(i + 1) == Some(&b'r') {
+            Some(i + 2)
+        } else {
+            None
+        };
+        if let Some(at) = raw_at.filter(|_| i == 0 || !is_ident(b[i - 1])) {
+            let hashes = b[at..].iter().take_while(|c| **c == b'#').count();
+            if b.get(at + hashes) == Some(&b'"') {
+                let start = at + hashes + 1;
+                let mut end = start;
+                let closer: Vec<u8> = std::iter::once(b'"')
+                    .chain(std::iter::repeat_n(b'#', hashes))
+                    .collect();
+                while end < b.len() && !b[end..].starts_with(&closer) {
+                    end += 1;
+                }
+                out.push(b[start..end.min(b.len())].to_vec());
+                i = end + closer.len();
+                continue;
+            }
+        }
+        if b[i] == b'\'' {
+            // A char or byte literal ('"', b'<', '\n'); a lifetime (`'a`) has no closing quote.
+            let len = if b.get(i + 1) == Some(&b'\\') {
+                b[i + 2..].iter().position(|c| *c == b'\'').map(|k| k + 3)
+            } else {
+                let ch = line[i + 1..].chars().next().map_or(1, char::len_utf8);
+                (b.get(i + 1 + ch) == Some(&b'\'')).then_some(ch + 2)
+            };
+            if let Some(len) = len {
+                out.push(unescape(&line[i + 1..i + len - 1]));
+                i += len;
+                continue;
+            }
         }
         if b[i] == b'"' {
             let start = i + 1;
@@ -250,9 +316,57 @@ fn literals(line: &str) -> Vec<&str> {
             while i < b.len() && b[i] != b'"' {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
-            out.push(&line[start..i.min(line.len())]);
+            out.push(unescape(&line[start..i.min(line.len())]));
         }
         i += 1;
+    }
+    out
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The bytes a literal's text stands for: Rust's escapes decoded.
+fn unescape(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push(b'\n'),
+            Some('r') => out.push(b'\r'),
+            Some('t') => out.push(b'\t'),
+            Some('0') => out.push(0),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                out.push(u8::from_str_radix(&hex, 16).unwrap_or(b'?'));
+            }
+            Some('u') => {
+                let hex: String = chars
+                    .by_ref()
+                    .skip_while(|c| *c == '{')
+                    .take_while(|c| *c != '}')
+                    .collect();
+                let c = u32::from_str_radix(&hex, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or('?');
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            // A line continuation, or an escaped quote or backslash.
+            Some(c) if c.is_whitespace() => {}
+            Some(c) => {
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            None => {}
+        }
     }
     out
 }
@@ -269,7 +383,8 @@ fn only_the_registry_and_the_vocabulary_spell_a_tag() {
     // Every word the vocabulary spells (its string constants): spelled anywhere else, it is
     // a second place for the same fact.
     let vocab = read(&allowed[1]);
-    let words: std::collections::BTreeSet<&str> = code_lines(&vocab)
+    let words: std::collections::BTreeSet<Vec<u8>> = code_lines(&vocab)
+        .into_iter()
         .flat_map(|(_, l)| literals(l))
         .filter(|w| w.len() >= 3)
         .collect();
@@ -299,8 +414,9 @@ fn only_the_registry_and_the_vocabulary_spell_a_tag() {
             for (n, line) in code_lines(&text) {
                 for lit in literals(line)
                     .into_iter()
-                    .filter(|l| spells_markup(l) || words.contains(*l))
+                    .filter(|l| spells_markup(l) || words.contains(l))
                 {
+                    let lit = String::from_utf8_lossy(&lit);
                     found.push(format!("{}:{}: \"{lit}\"", file.display(), n + 1));
                 }
             }
@@ -420,4 +536,28 @@ fn generated_parts_match_the_registry() {
     // The families tables, the default model patterns and the stubs' codes are written from
     // the registry (`cargo xtask registry`).
     crate::registry::sync(true).unwrap();
+}
+
+#[test]
+fn the_source_reader_skips_test_items_only_and_decodes_literals() {
+    let text = "struct S {\n    #[cfg(test)]\n    one: bool,\n    two: u8,\n}\n#[cfg(test)]\nmod cases;\nfn f() -> &'static str { \"a\" }\n#[cfg(test)]\n#[allow(dead_code)]\nmod tests {\n    fn g() { let _ = \"<invoke\"; }\n}\nconst X: &[u8] = b\"<|x\";\n";
+    let lines: Vec<&str> = code_lines(text).into_iter().map(|(_, l)| l).collect();
+    assert!(lines.contains(&"    two: u8,") && !lines.contains(&"    one: bool,"));
+    assert!(lines.iter().any(|l| l.contains("fn f()")));
+    assert!(lines.iter().any(|l| l.contains("const X")));
+    assert!(!lines.iter().any(|l| l.contains("<invoke")));
+    assert!(code_lines("//! doc\n#![cfg(test)]\nconst A: &str = \"<x\";").is_empty());
+    let lits = literals(r##"f("<\u{ff5c}DSML", b"<|a", r#"a"b"#, b'<', '"', "\x3cp")"##);
+    assert_eq!(
+        lits,
+        [
+            "<\u{ff5c}DSML".as_bytes(),
+            b"<|a",
+            b"a\"b",
+            b"<",
+            b"\"",
+            b"<p"
+        ]
+    );
+    assert!(spells_markup(&lits[0]) && spells_markup(&lits[5]) && !spells_markup(&lits[2]));
 }
