@@ -101,12 +101,23 @@ fn md_reasoning() -> String {
         let in_prompt = match &row.reasoning_in_prompt {
             Some(p) => {
                 let names: Vec<String> = p.models.iter().map(|m| code_span(m)).collect();
-                format!("{} (its closer: {})", names.join(", "), code_span(&p.reasoning.closer()))
+                format!(
+                    "{} (its closer: {})",
+                    names.join(", "),
+                    code_span(&p.reasoning.closer())
+                )
             }
             None => String::from("none"),
         };
-        let ends = if row.call_ends_reasoning { "meant" } else { "not a call" };
-        out.push_str(&format!("| {} | {marks} | {in_prompt} | {ends} |\n", row.code));
+        let ends = if row.call_ends_reasoning {
+            "meant"
+        } else {
+            "not a call"
+        };
+        out.push_str(&format!(
+            "| {} | {marks} | {in_prompt} | {ends} |\n",
+            row.code
+        ));
     }
     out
 }
