@@ -147,18 +147,52 @@ pub(crate) struct Spans {
     pub(crate) json: Option<Range<usize>>,
 }
 
-/// One family's body: resumed over the text, it fills [`Spans`].
+/// One form's body: resumed over the text, it fills [`Spans`].
 ///
-/// A body keeps its state between runs, reads each byte a bounded number of times (recording
-/// it in the [`Meter`]), reads no byte past the one that decides, and answers
-/// [`Step::Pending`] while undecided, [`Step::Done`] just past the call's end, or
-/// [`Step::Failed`] where the structure broke. The bodies of the forms a registry row names
-/// with [`Engine::Body`](crate::registry::Engine) are reached through `Box<dyn Body>`.
+/// A body is a state machine stepped over the growing reply: each [`Body::step`] reads on from
+/// where it stopped and answers `Ok(())` when it moved on, `Err(Step::Pending)` when the text
+/// ends before the next decision, or `Err(Step::Done(end))` just past the call's end /
+/// `Err(Step::Failed(at))` where the structure broke; once decided, every later step answers
+/// the same. It keeps its state between runs, reads each byte a bounded number of times
+/// (recording it in the [`Meter`]) and reads no byte past the one that decides. A form's
+/// registry row names the engine whose body reads it; bodies are reached through
+/// `Box<dyn Body>`.
 pub(crate) trait Body: fmt::Debug + BoxedBody + Send + Sync {
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step;
+    /// One step (see the trait's documentation).
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step>;
+
+    /// Steps until the body waits for more text or has decided.
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        loop {
+            if let Err(step) = self.step(text, spans, meter) {
+                return step;
+            }
+        }
+    }
+
     /// Whether the text ends inside a parameter value.
     fn in_parameter(&self) -> bool {
         false
+    }
+}
+
+/// The step of a body written as `next`, the state after it: moves to it (`Ok`), or keeps a
+/// decision in the state `decided` builds, so that every later step answers the same.
+pub(crate) fn settle<S>(
+    state: &mut S,
+    next: Result<S, Step>,
+    decided: fn(Step) -> S,
+) -> Result<(), Step> {
+    match next {
+        Ok(next) => {
+            *state = next;
+            Ok(())
+        }
+        Err(Step::Pending) => Err(Step::Pending),
+        Err(step) => {
+            *state = decided(step);
+            Err(step)
+        }
     }
 }
 

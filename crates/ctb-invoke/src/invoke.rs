@@ -248,6 +248,10 @@ enum Child {
 }
 
 impl Body for Invoke {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        Err(Body::run(self, text, spans, meter))
+    }
+
     fn in_parameter(&self) -> bool {
         matches!(
             &self.state,

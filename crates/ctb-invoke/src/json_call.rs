@@ -15,13 +15,15 @@
 //!   after which Claude's form follows (the caller parses it).
 //!
 //! A call is a small program of steps run over the text; every step is resumable. The JSON
-//! object's end is found by counting brackets outside strings ([`JsonEnd`]), so a closing token
-//! written inside a string value does not end the call.
+//! object's end is found by counting brackets outside strings (the JSON reader read loosely,
+//! [`Mode::BRACKETS`]), so a closing token written inside a string value does not end the
+//! call.
 
 use std::ops::Range;
 
 use crate::grammar::{Body, Spans, Step, span};
-use crate::lex::{JsonEnd, Meter, Poll, json_members, skip_ws, starts_with};
+use crate::json::{Event, Mode, Reader};
+use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::registry::Form;
 use crate::vocab::{
     FUNCTION_WORD, FUNCTIONS_NS, JSON_FENCE, TOOL_CALL_CLOSE, deepseek, harmony, hermes, kimi,
@@ -117,9 +119,12 @@ pub(crate) struct JsonCall {
     then: &'static [Op],
     step: usize,
     pos: usize,
-    /// A step's own progress: a JSON scan, or how far a name search has got.
-    json: Option<JsonEnd>,
+    /// A step's own progress: a JSON reading, or how far a name search has got.
+    json: Option<Reader>,
     search: usize,
+    /// Hermes: the object's `name` and arguments members (the first of each), and which one
+    /// the member being read is.
+    hermes: HermesMembers,
     /// Where the invoke tag starts, for Step-3.
     handoff: Option<usize>,
 }
@@ -134,6 +139,7 @@ impl JsonCall {
             pos,
             json: None,
             search: pos,
+            hermes: HermesMembers::default(),
             handoff: None,
         }
     }
@@ -153,6 +159,7 @@ impl JsonCall {
             pos: at,
             json: None,
             search: at,
+            hermes: HermesMembers::default(),
             handoff: None,
         }
     }
@@ -308,22 +315,35 @@ impl JsonCall {
                     }
                 },
                 Op::Json | Op::HermesJson => {
-                    let scan = match &mut self.json {
-                        Some(scan) => scan,
+                    let hermes = self.program[self.step] == Op::HermesJson;
+                    let reader = match &mut self.json {
+                        Some(reader) => reader,
                         None => match b.get(self.pos) {
                             None => return Step::Pending,
-                            Some(b'{') => self.json.insert(JsonEnd::new(self.pos)),
+                            Some(b'{') => {
+                                let mode = if hermes {
+                                    Mode::BRACKETS.with_members()
+                                } else {
+                                    Mode::BRACKETS
+                                };
+                                self.json.insert(Reader::new(self.pos, mode))
+                            }
                             Some(_) => return Step::Failed(self.pos),
                         },
                     };
-                    let Poll::Ready(end) = scan.poll(b, meter) else {
-                        return Step::Pending;
+                    let end = loop {
+                        match reader.poll(b, false, meter) {
+                            Poll::Pending => return Step::Pending,
+                            Poll::Ready(Event::Done(end)) => break end,
+                            Poll::Ready(Event::Invalid(at)) => return Step::Failed(at),
+                            Poll::Ready(event) => self.hermes.read(text, event),
+                        }
                     };
                     let start = self.pos;
                     self.json = None;
                     self.pos = end;
-                    if self.program[self.step] == Op::HermesJson {
-                        if !hermes(text, start..end, spans) {
+                    if hermes {
+                        if !self.hermes.call(spans) {
                             return Step::Failed(start);
                         }
                     } else {
@@ -439,33 +459,70 @@ fn tool_name_shape(name: &str) -> bool {
 }
 
 impl Body for JsonCall {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        Err(Body::run(self, text, spans, meter))
+    }
+
     fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
         JsonCall::run(self, text, spans, meter)
     }
 }
 
-/// A Hermes object: its `name` member names the tool and its `arguments` (or `parameters`)
-/// member holds the arguments (an object, or a string holding one).
-fn hermes(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> bool {
-    let members = json_members(&text[object]);
-    let span_of = |s: &str| {
-        let at = s.as_ptr() as usize - text.as_ptr() as usize;
-        at..at + s.len()
-    };
-    let Some((_, name)) = members.iter().find(|(k, _)| *k == hermes::NAME) else {
-        return false;
-    };
-    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
-        return false;
-    };
-    if inner.trim().is_empty() || inner.contains('\\') {
-        return false;
+/// What a Hermes object's members hold: its `name` member names the tool and its `arguments`
+/// (or `parameters`) member holds the arguments (an object, or a string holding one); the
+/// first member of each counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct HermesMembers {
+    /// The member being read: `Some(true)` the name, `Some(false)` the arguments.
+    reading: Option<bool>,
+    /// The first name member's value: the bytes between its quotes, when it is a string that
+    /// names something (not blank, no escape); `Some(None)` when it is not.
+    name: Option<Option<std::ops::Range<usize>>>,
+    arguments: Option<std::ops::Range<usize>>,
+}
+
+impl HermesMembers {
+    fn read(&mut self, text: &str, event: Event) {
+        match event {
+            Event::Key { key, .. } => {
+                let key = &text[key];
+                self.reading = if key == hermes::NAME && self.name.is_none() {
+                    Some(true)
+                } else if hermes::ARGUMENTS.contains(&key) && self.arguments.is_none() {
+                    Some(false)
+                } else {
+                    None
+                };
+            }
+            Event::Value { value, escaped } => match self.reading.take() {
+                Some(true) => {
+                    let b = text.as_bytes();
+                    let string =
+                        value.len() >= 2 && b[value.start] == b'"' && b[value.end - 1] == b'"';
+                    let inner = value.start + 1..value.end - 1;
+                    self.name = Some(
+                        (string && !escaped && !text[inner.clone()].trim().is_empty())
+                            .then_some(inner),
+                    );
+                }
+                Some(false) => self.arguments = Some(value),
+                None => {}
+            },
+            _ => {}
+        }
     }
-    spans.name = span_of(inner);
-    if let Some((_, args)) = members.iter().find(|(k, _)| hermes::ARGUMENTS.contains(k)) {
-        spans.json = Some(span_of(args));
+
+    /// The call's name and arguments into `spans`: `false` when it has no name.
+    fn call(&mut self, spans: &mut Spans) -> bool {
+        let Some(Some(name)) = self.name.take() else {
+            return false;
+        };
+        spans.name = name;
+        if let Some(args) = self.arguments.take() {
+            spans.json = Some(args);
+        }
+        true
     }
-    true
 }
 
 #[cfg(test)]

@@ -111,6 +111,10 @@ fn param(name: std::ops::Range<usize>, value_at: usize) -> RawParam {
 }
 
 impl Body for KeyValue {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        Err(Body::run(self, text, spans, meter))
+    }
+
     fn in_parameter(&self) -> bool {
         matches!(&self.state, State::Value { at, .. } if at.in_value())
     }

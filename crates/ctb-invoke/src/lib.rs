@@ -38,6 +38,7 @@ mod call;
 mod forms;
 mod grammar;
 mod invoke;
+mod json;
 mod json_call;
 mod kv;
 mod lex;

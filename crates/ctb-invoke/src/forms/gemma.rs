@@ -24,9 +24,9 @@
 
 use std::ops::Range;
 
-use super::json::{MAX_DEPTH, check_whole};
 use super::{duplicate, need, push_json_string, ready, ws};
-use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, settle};
+use crate::json::{MAX_DEPTH, whole};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
 use crate::vocab::gemma::{CALL_CLOSE, HEAD, QUOTE, TURN_END};
 
@@ -61,8 +61,8 @@ enum State {
     After,
     /// After the arguments' `}`: the call's end token.
     End,
-    Done(usize),
-    Failed(usize),
+    /// Decided: every later step answers the same.
+    Decided(Step),
 }
 
 /// A Gemma 4 call being read.
@@ -104,11 +104,10 @@ impl Gemma {
         self.depth >= 2
     }
 
-    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
+    fn next(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
         let b = text.as_bytes();
         Ok(match self.state {
-            State::Done(end) => return Err(Step::Done(end)),
-            State::Failed(at) => return Err(Step::Failed(at)),
+            State::Decided(step) => return Err(step),
             State::Head => {
                 need(b, &mut self.pos, HEAD, meter)?;
                 State::Name(self.pos)
@@ -131,7 +130,7 @@ impl Gemma {
                         State::QuotedKey(self.pos)
                     }
                     c if key_byte(c) => State::BareKey(at),
-                    _ => State::Failed(at),
+                    _ => State::Decided(Step::Failed(at)),
                 }
             }
             State::BareKey(start) => {
@@ -175,7 +174,7 @@ impl Gemma {
                         State::Str(self.pos)
                     }
                     c if bare_byte(c) => State::Bare(at),
-                    _ => State::Failed(at),
+                    _ => State::Decided(Step::Failed(at)),
                 }
             }
             State::Str(start) => {
@@ -191,7 +190,7 @@ impl Gemma {
             }
             State::Bare(start) => {
                 let end = run_of(b, start, &mut self.pos, MAX_NAME, bare_byte, meter)?;
-                check_whole(&b[..end], start, meter).map_err(|_| Step::Failed(start))?;
+                whole(&b[..end], start, meter).map_err(|_| Step::Failed(start))?;
                 if self.nested() {
                     self.json.push_str(&text[start..end]);
                 } else {
@@ -215,17 +214,19 @@ impl Gemma {
                     }
                     b'}' if self.in_object() => self.close(text, at, spans)?,
                     b']' if !self.in_object() => self.close(text, at, spans)?,
-                    _ => State::Failed(at),
+                    _ => State::Decided(Step::Failed(at)),
                 }
             }
             State::End => {
                 let close = starts_with(b, self.pos, CALL_CLOSE, meter);
                 if close == Poll::Ready(true) {
-                    return Ok(State::Done(self.pos + CALL_CLOSE.len()));
+                    return Ok(State::Decided(Step::Done(self.pos + CALL_CLOSE.len())));
                 }
                 match (close, starts_with(b, self.pos, TURN_END, meter)) {
-                    (_, Poll::Ready(true)) => State::Done(self.pos + TURN_END.len()),
-                    (Poll::Ready(false), Poll::Ready(false)) => State::Failed(self.pos),
+                    (_, Poll::Ready(true)) => State::Decided(Step::Done(self.pos + TURN_END.len())),
+                    (Poll::Ready(false), Poll::Ready(false)) => {
+                        State::Decided(Step::Failed(self.pos))
+                    }
                     _ => return Err(Step::Pending),
                 }
             }
@@ -261,7 +262,7 @@ impl Gemma {
         self.pos = at + 1;
         match closing {
             1 => Ok(match duplicate(text, &spans.params) {
-                Some(dup) => State::Failed(dup),
+                Some(dup) => State::Decided(Step::Failed(dup)),
                 None => State::End,
             }),
             2 => {
@@ -295,21 +296,9 @@ impl Gemma {
 }
 
 impl Body for Gemma {
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
-        loop {
-            match self.step(text, spans, meter) {
-                Ok(next) => self.state = next,
-                Err(Step::Pending) => return Step::Pending,
-                Err(step) => {
-                    self.state = match step {
-                        Step::Done(end) => State::Done(end),
-                        Step::Failed(at) => State::Failed(at),
-                        Step::Pending => unreachable!("handled above"),
-                    };
-                    return step;
-                }
-            }
-        }
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        let next = self.next(text, spans, meter);
+        settle(&mut self.state, next, State::Decided)
     }
 
     fn in_parameter(&self) -> bool {

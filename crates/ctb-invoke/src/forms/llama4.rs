@@ -5,7 +5,7 @@
 //! it on its line). White space may stand between the token and the object and between the
 //! object and `<|python_end|>`; the call ends just past `<|python_end|>`.
 //!
-//! The payload is strict JSON ([`JsonScan`]), an object whose members are `name` (a non-empty
+//! The payload is strict JSON ([`Reader`]), an object whose members are `name` (a non-empty
 //! string without escapes or white space), `parameters` (an object) and optionally `type`,
 //! which must be `"function"`; each once, in any order, no other member. `<|python_end|>`
 //! anywhere inside the object breaks the call (a cut-off object never swallows the end token).
@@ -14,8 +14,8 @@
 //! The same tokens around Python call syntax (`<|python_start|>[f(x=1)]<|python_end|>`, the
 //! pythonic template) are not read: the object's `{` must follow the token.
 
-use crate::forms::json_scan::{Event, JsonScan};
 use crate::grammar::{Body, Spans, Step};
+use crate::json::{Event, Mode, Reader};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::llama4::{
     FUNCTION_TYPE, NAME_MEMBER, PARAMETERS_MEMBER, PYTHON_END, PYTHON_START, TYPE_MEMBER,
@@ -24,6 +24,8 @@ use crate::vocab::llama4::{
 /// The body of one Llama 4 call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Llama4 {
+    /// The decision, once made: every later step answers it.
+    decided: Option<Step>,
     pos: usize,
     state: State,
     /// The member being read.
@@ -45,7 +47,7 @@ enum State {
     Token,
     /// White space, then the payload's `{`.
     BeforePayload,
-    Payload(JsonScan),
+    Payload(Reader),
     /// White space, then `<|python_end|>`.
     AfterPayload,
 }
@@ -54,6 +56,7 @@ impl Llama4 {
     /// A body whose `<|python_start|>` is at `at`.
     pub(crate) fn new(at: usize) -> Self {
         Self {
+            decided: None,
             pos: at,
             state: State::Token,
             member: Member::Name,
@@ -118,18 +121,31 @@ impl Llama4 {
     }
 }
 
+impl Llama4 {
+    /// Keeps `step` when it decides the call.
+    fn decide(&mut self, step: Step) -> Step {
+        if step != Step::Pending {
+            self.decided = Some(step);
+        }
+        step
+    }
+}
+
 impl Body for Llama4 {
     fn in_parameter(&self) -> bool {
         matches!(self.state, State::Payload(_)) && self.member == Member::Parameters
     }
 
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        if let Some(step) = self.decided {
+            return Err(step);
+        }
         let b = text.as_bytes();
-        loop {
+        {
             match &mut self.state {
                 State::Token => match starts_with(b, self.pos, PYTHON_START, meter) {
-                    Poll::Pending => return Step::Pending,
-                    Poll::Ready(false) => return Step::Failed(self.pos),
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(false) => return Err(self.decide(Step::Failed(self.pos))),
                     Poll::Ready(true) => {
                         self.pos += PYTHON_START.len();
                         self.state = State::BeforePayload;
@@ -137,33 +153,36 @@ impl Body for Llama4 {
                 },
                 State::BeforePayload => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     if b[at] != b'{' {
-                        return Step::Failed(at);
+                        return Err(self.decide(Step::Failed(at)));
                     }
-                    self.state = State::Payload(JsonScan::object(at, Some(PYTHON_END)));
+                    self.state =
+                        State::Payload(Reader::new(at, Mode::MEMBERS.stopping_at(PYTHON_END)));
                 }
-                State::Payload(scan) => match scan.poll(b, meter) {
-                    Poll::Pending => return Step::Pending,
+                State::Payload(reader) => match reader.poll(b, false, meter) {
+                    Poll::Pending => return Err(Step::Pending),
                     Poll::Ready(event) => {
                         if let Some(step) = self.event(text, event, spans) {
-                            return step;
+                            return Err(self.decide(step));
                         }
                     }
                 },
                 State::AfterPayload => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
-                    return match starts_with(b, at, PYTHON_END, meter) {
+                    let step = match starts_with(b, at, PYTHON_END, meter) {
                         Poll::Pending => Step::Pending,
                         Poll::Ready(true) => Step::Done(at + PYTHON_END.len()),
                         Poll::Ready(false) => Step::Failed(at),
                     };
+                    return Err(self.decide(step));
                 }
             }
         }
+        Ok(())
     }
 }
 

@@ -1,8 +1,7 @@
 //! Bodies of the call forms that leak in 2026 (issue 18), one grammar file per shape that is
 //! new: Kimi K3's XTML ([`xtml`]), Gemma 4 ([`gemma`]), Mistral's `[TOOL_CALLS]` ([`mistral`]),
-//! MiniMax-M3's marked tags ([`minimax_m3`]) and TML Inkling's token blocks ([`inkling`]); and
-//! the two JSON readers they share ([`json`], a byte-at-a-time well-formedness check, and
-//! [`json_scan`], a resumable reader that reports keys and values).
+//! MiniMax-M3's marked tags ([`minimax_m3`]) and TML Inkling's token blocks ([`inkling`]). The
+//! JSON they hold is read by the grammar's one JSON reader ([`crate::json`]).
 //!
 //! Each body is a [`Body`](crate::grammar::Body): run again and again over the growing reply,
 //! it keeps its state, reads each byte a bounded number of times (recording it in the
@@ -29,7 +28,6 @@
 //! `tests/data/forms/`, whole, at every split point and byte by byte.
 
 pub(crate) mod gemma;
-pub(crate) mod json;
 pub(crate) mod mistral;
 pub(crate) mod xtml;
 
@@ -74,7 +72,6 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
 }
 
 pub(crate) mod inkling;
-pub(crate) mod json_scan;
 pub(crate) mod llama4;
 pub(crate) mod minimax_m3;
 
