@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn glm5_cases() {
-        crate::forms::cases::run_file("glm5.txt", glm);
+        crate::forms::cases::run_file("glm.txt", glm);
     }
 
     #[test]

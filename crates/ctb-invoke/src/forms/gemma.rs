@@ -370,7 +370,7 @@ mod tests {
 
     #[test]
     fn samples() {
-        super::super::cases::run_file("gemma4.txt", |at| Box::new(Gemma::new(at)));
+        super::super::cases::run_file("gemma.txt", |at| Box::new(Gemma::new(at)));
     }
 
     #[test]

@@ -267,6 +267,6 @@ mod tests {
 
     #[test]
     fn samples() {
-        crate::forms::harness::run_file("inkling.txt", Inkling::new);
+        crate::forms::cases::run_file("inkling.txt", |at| Box::new(Inkling::new(at)));
     }
 }

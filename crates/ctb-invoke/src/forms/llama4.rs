@@ -192,6 +192,6 @@ mod tests {
 
     #[test]
     fn samples() {
-        crate::forms::harness::run_file("llama4.txt", Llama4::new);
+        crate::forms::cases::run_file("llama4.txt", |at| Box::new(Llama4::new(at)));
     }
 }

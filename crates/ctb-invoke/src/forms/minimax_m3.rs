@@ -487,6 +487,6 @@ mod tests {
 
     #[test]
     fn samples() {
-        crate::forms::harness::run_file("minimax_m3.txt", MiniMaxM3::new);
+        crate::forms::cases::run_file("minimax_m3.txt", |at| Box::new(MiniMaxM3::new(at)));
     }
 }

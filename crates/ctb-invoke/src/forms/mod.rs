@@ -24,8 +24,8 @@
 //! elements); Mistral and Inkling `json` (the arguments object). None leaves a repeated
 //! parameter name for the parser to drop: a repeated key breaks the call.
 //!
-//! The test harnesses `cases` and `harness` run each body on the samples of
-//! `tests/data/forms/`, whole, at every split point and byte by byte.
+//! The grammar-case harness (`cases`) runs each body on the case file of its form in
+//! `tests/data/forms/`.
 
 pub(crate) mod gemma;
 pub(crate) mod mistral;
@@ -74,9 +74,6 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
 pub(crate) mod inkling;
 pub(crate) mod llama4;
 pub(crate) mod minimax_m3;
-
-#[cfg(test)]
-mod harness;
 
 /// Whether `b[at..]` starts with the concatenation of `parts` (a literal built from pieces, such
 /// as `</` + a key + `>`). Like [`crate::lex::starts_with`]: reads no byte past the first that

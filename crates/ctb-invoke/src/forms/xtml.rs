@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn samples() {
-        super::super::cases::run_file("kimi_k3.txt", |at| Box::new(Xtml::new(at)));
+        super::super::cases::run_file("kimi_xtml.txt", |at| Box::new(Xtml::new(at)));
     }
 
     #[test]
