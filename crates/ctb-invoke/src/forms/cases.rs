@@ -1,6 +1,8 @@
-//! The grammar-case harness: every body of [`crate::forms`] is run on the case file of its
-//! form, `tests/data/forms/<form>.txt`: the sources' samples byte for byte, and a variant per
-//! rule (each says so in its `source` line).
+//! The grammar-case harness: every form of the registry is run on its case file,
+//! `tests/data/forms/<form code>.txt`: the sources' samples byte for byte, and a variant per
+//! rule (each says so in its `source` line). The form's body is its row's engine started at the
+//! case's `start`; the element family's forms are read by the dispatcher from the wrapper or
+//! call element there (and a call it finds must be in the file's form).
 //!
 //! Every case is run:
 //!
@@ -14,8 +16,7 @@
 //!   of passes;
 //! - mutated (each character deleted in turn, and delimiters inserted at random): whole and
 //!   split agree, and nothing panics;
-//! - for a call: with its last byte changed, which makes it no call (it breaks before its end,
-//!   or, in a form whose values may hold their own closer, it never ends).
+//! - for a call: with its last byte changed, which makes it end elsewhere or not at all.
 //!
 //! Case file format, one item per line (`#` starts a comment; strings are JSON string literals,
 //! byte-exact):
@@ -42,8 +43,10 @@ use std::path::Path;
 
 use ctb_testkit::Rng;
 
-use crate::grammar::{Body, Spans, Step, ValueKind};
+use crate::call::{Parser, Prefer};
+use crate::grammar::{Body, Spans, Start, Step, ValueKind};
 use crate::lex::Meter;
+use crate::registry::{FORMS, Form, Forms};
 
 /// Pieces inserted into samples to make mutants: the forms' delimiters and a multi-byte
 /// character.
@@ -71,7 +74,82 @@ const MUTATIONS: &[&str] = &[
 ];
 
 /// A body as the harness makes it: started at an offset of the text.
-pub(crate) type Make = fn(usize) -> Box<dyn Body>;
+pub(crate) type Make<'a> = &'a dyn Fn(usize) -> Box<dyn Body>;
+
+/// The body of `form`'s call that starts at `at`: its engine's, or the dispatcher's for the
+/// element family (the form it finds is checked against `form`).
+pub(crate) fn form_body(form: Form, at: usize) -> Box<dyn Body> {
+    let row = form.row();
+    match row.engine.body(at, row.values) {
+        Some(body) => body,
+        None => Box::new(Dispatch {
+            form,
+            at,
+            parser: None,
+        }),
+    }
+}
+
+/// The dispatcher run as a body, for the forms it opens itself: started once the text at the
+/// candidate's start has arrived (a `<`, a reply that starts mid-tag, or a line that lost its
+/// `<`).
+#[derive(Debug, Clone)]
+struct Dispatch {
+    form: Form,
+    at: usize,
+    parser: Option<Parser>,
+}
+
+impl Body for Dispatch {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        let Some(&first) = text.as_bytes().get(self.at) else {
+            return Err(Step::Pending);
+        };
+        let parser = self.parser.get_or_insert_with(|| {
+            let how = match first {
+                b'<' => Start::Element,
+                b'=' => Start::MidTag,
+                b'n' if self.at == 0 && text.starts_with("name") => Start::MidTag,
+                _ => Start::LostBracket,
+            };
+            let read = Forms::of(&[self.form]);
+            Parser::new(self.at, how, Prefer { read, only: None })
+        });
+        let step = parser.run(text, meter);
+        *spans = parser.spans().clone();
+        Err(step)
+    }
+}
+
+/// Runs every form's case file.
+pub(crate) fn run_forms() {
+    std::thread::scope(|scope| {
+        for row in &FORMS {
+            scope.spawn(move || run_form(row.form));
+        }
+    });
+}
+
+/// Runs `form`'s case file, `tests/data/forms/<code>.txt`; a call the dispatcher finds must be
+/// in that form.
+pub(crate) fn run_form(form: Form) {
+    let name = format!("{}.txt", form.code());
+    for (label, text, start) in run_file(&name, &|at| form_body(form, at)) {
+        let mut dispatch = Dispatch {
+            form,
+            at: start,
+            parser: None,
+        };
+        let step = dispatch.run(&text, &mut Spans::default(), &mut Meter::default());
+        if let (Step::Done(_), Some(parser)) = (step, &dispatch.parser) {
+            assert_eq!(
+                parser.form(),
+                form,
+                "{name}: {label}: a call of another form"
+            );
+        }
+    }
+}
 
 /// One run's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +162,7 @@ struct Outcome {
 
 /// Runs `make(start)` over `text` cut at `cuts` (then whole), stopping at the first decision:
 /// the outcome, the work done and the cut the decision came at.
-fn feed(text: &str, start: usize, cuts: &[usize], make: Make) -> (Outcome, usize, usize) {
+fn feed(text: &str, start: usize, cuts: &[usize], make: Make<'_>) -> (Outcome, usize, usize) {
     let mut body = make(start);
     let mut spans = Spans::default();
     let mut meter = Meter::default();
@@ -119,7 +197,7 @@ fn boundaries(text: &str) -> Vec<usize> {
 }
 
 /// The streaming contract for one text; returns the whole-text outcome.
-fn check_contract(text: &str, start: usize, make: Make, label: &str) -> Outcome {
+fn check_contract(text: &str, start: usize, make: Make<'_>, label: &str) -> Outcome {
     let (whole, work, _) = feed(text, start, &[], make);
     let bounds = boundaries(text);
     // A bounded number of passes, plus the literals read again while they arrive.
@@ -285,14 +363,16 @@ fn parse(file: &str) -> Vec<Case> {
     cases
 }
 
-/// Runs every case of `tests/data/forms/<name>` with the body `make` builds.
-pub(crate) fn run_file(name: &str, make: Make) {
+/// Runs every case of `tests/data/forms/<name>` with the body `make` builds; the label, text
+/// and start of each case that expects a call.
+pub(crate) fn run_file(name: &str, make: Make<'_>) -> Vec<(String, String, usize)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/forms")
         .join(name);
     let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let cases = parse(&file);
     assert!(cases.len() >= 8, "{name}: too few cases");
+    let mut calls = Vec::new();
     for case in &cases {
         let label = format!("{name}: {}", case.label);
         let text = case
@@ -308,12 +388,16 @@ pub(crate) fn run_file(name: &str, make: Make) {
         let got = check_contract(text, start, make, &label);
         check_expectation(case, text, &got, &label);
         mutants(text, start, &got, make, &label);
+        if let Step::Done(_) = got.step {
+            calls.push((case.label.clone(), text.to_owned(), start));
+        }
     }
+    calls
 }
 
 /// Mutants of a case's text: whatever they are, whole and split agree and nothing panics; a
-/// call with its last byte changed is no call.
-fn mutants(text: &str, start: usize, whole: &Outcome, make: Make, label: &str) {
+/// call with its last byte changed does not end where it did.
+fn mutants(text: &str, start: usize, whole: &Outcome, make: Make<'_>, label: &str) {
     let agree = |mutant: &str, how: &str| {
         let (one, _, _) = feed(mutant, start, &[], make);
         let mid = (mutant.len() / 2..=mutant.len())
@@ -354,10 +438,10 @@ fn mutants(text: &str, start: usize, whole: &Outcome, make: Make, label: &str) {
         broken.push('#');
         broken.push_str(&text[end..]);
         let (got, _, _) = feed(&broken, start, &[], make);
-        assert!(
-            matches!(got.step, Step::Failed(at) if at < end) || got.step == Step::Pending,
-            "{label}: the last byte changed gives {:?}",
-            got.step
+        assert_ne!(
+            got.step,
+            Step::Done(end),
+            "{label}: the call's last byte changed, it ends there still"
         );
     }
 }
@@ -408,7 +492,7 @@ fn check_expectation(case: &Case, text: &str, got: &Outcome, label: &str) {
 /// Texts made of `head` and random pieces of a form (its markers, separators, words, white
 /// space): each must keep the streaming contract, whatever it turns out to be. Some must be
 /// calls and some must fail, or the soup tests nothing.
-pub(crate) fn run_soup(head: &str, pieces: &[&str], make: Make) {
+pub(crate) fn run_soup(head: &str, pieces: &[&str], make: Make<'_>) {
     let mut rng = Rng::new(0x50_0b);
     let (mut done, mut failed) = (0, 0);
     for round in 0..600 {
@@ -433,6 +517,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_form_reads_its_case_file() {
+        run_forms();
+    }
+
+    #[test]
     fn literals_decode() {
         assert_eq!(
             json_string(r#""a\n\"\u00e9\ud83d\ude00\uff5c" tail"#),
@@ -453,5 +542,105 @@ mod tests {
         assert_eq!(c.params[2].3.as_deref(), Some("[1]"));
         assert_eq!(c.params[3].2.as_deref(), Some("{a:1}"));
         assert_eq!(c.json.as_deref(), Some("{}"));
+    }
+}
+
+#[cfg(test)]
+mod drafts {
+    use super::*;
+
+    /// Renders the outcome of each case of `$CTB_DRAFT` (a case file without expectations)
+    /// in the case format: a tool to write case files, whose output is reviewed.
+    #[test]
+    #[ignore = "a tool"]
+    fn render_drafts() {
+        let path = std::env::var("CTB_DRAFT").expect("CTB_DRAFT");
+        let code = Path::new(&path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let form = Form::from_code(&code).expect("a form code");
+        let file = std::fs::read_to_string(&path).unwrap();
+        let mut out = String::new();
+        let lit = |s: &str| {
+            let mut o = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => o.push_str("\\\""),
+                    '\\' => o.push_str("\\\\"),
+                    '\n' => o.push_str("\\n"),
+                    '\r' => o.push_str("\\r"),
+                    '\t' => o.push_str("\\t"),
+                    c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => o.push(c),
+                }
+            }
+            o.push('"');
+            o
+        };
+        for line in file.lines() {
+            if line.starts_with("case ") || line.starts_with("source ") || line.starts_with('#') {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("start ") {
+                out.push_str(line);
+                out.push('\n');
+                let _ = rest;
+                continue;
+            }
+            let Some(rest) = line.strip_prefix("text ") else {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            };
+            let text = json_string(rest).0;
+            out.push_str(line);
+            out.push('\n');
+            // The start: the last `start` line before this text, if any, in the output.
+            let start = out
+                .lines()
+                .rev()
+                .take_while(|l| !l.starts_with("case "))
+                .find_map(|l| l.strip_prefix("start ").map(|s| json_string(s).0))
+                .map_or(0, |s| text.find(&s).expect("start"));
+            let (o, _, _) = feed(&text, start, &[], &|at| form_body(form, at));
+            match o.step {
+                Step::Pending => out.push_str("pending\n"),
+                Step::Failed(at) => {
+                    let shown: String = text[at..].chars().take(40).collect();
+                    out.push_str(&format!("failed {}\n", lit(&shown)));
+                }
+                Step::Done(end) => {
+                    out.push_str("done\n");
+                    out.push_str(&format!("name {}\n", lit(&text[o.spans.name.clone()])));
+                    for p in &o.spans.params {
+                        let key = &text[p.name.clone()];
+                        let value = &text[p.value.clone()];
+                        match &p.kind {
+                            ValueKind::Text => {
+                                out.push_str(&format!("param {} text {}\n", lit(key), lit(value)))
+                            }
+                            ValueKind::Json => {
+                                out.push_str(&format!("param {} json {}\n", lit(key), lit(value)))
+                            }
+                            ValueKind::Converted(j) => out.push_str(&format!(
+                                "param {} converted {} {}\n",
+                                lit(key),
+                                lit(value),
+                                lit(j)
+                            )),
+                        }
+                    }
+                    if let Some(j) = &o.spans.json {
+                        out.push_str(&format!("json {}\n", lit(&text[j.clone()])));
+                    }
+                    out.push_str(&format!("after {}\n", lit(&text[end..])));
+                }
+            }
+        }
+        println!("{out}");
     }
 }

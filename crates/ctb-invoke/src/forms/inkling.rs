@@ -27,6 +27,9 @@ use crate::vocab::inkling::{
     ARGS_MEMBER, END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL, NAME_MEMBER,
 };
 
+/// What ends the text of a call that broke.
+pub(crate) const ENDS: &[&str] = &[END_MESSAGE, END_SAMPLING];
+
 /// Longest header (a tool name) read.
 const MAX_HEADER: usize = 256;
 
@@ -258,15 +261,5 @@ impl Body for Inkling {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples() {
-        crate::forms::cases::run_file("inkling.txt", |at| Box::new(Inkling::new(at)));
     }
 }

@@ -39,7 +39,7 @@ use crate::forms::{name_byte, push_json_string, starts_with_parts};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::END_TAG;
-use crate::vocab::minimax_m3::{INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
+use crate::vocab::minimax_m3::{CALL_END, INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
 
 /// The invoke's closing tag's name.
 const INVOKE: &[u8] = crate::vocab::INVOKE.as_bytes();
@@ -48,6 +48,9 @@ const ITEM: &[u8] = b"item";
 
 /// Deepest nesting of elements below the invoke (a parameter is depth 1).
 pub(crate) const MAX_DEPTH: usize = 16;
+/// What ends the text of a call that broke.
+pub(crate) const ENDS: &[&str] = &[CALL_END];
+
 /// Longest tool name read.
 const MAX_NAME: usize = 256;
 /// Longest key read.
@@ -479,14 +482,4 @@ impl MiniMaxM3 {
 /// Whether `c` may stand in a tool name (between the quotes of `name="..."`).
 fn tool_name_byte(c: u8) -> bool {
     !(c.is_ascii_control() || c == b' ' || matches!(c, b'<' | b'>'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples() {
-        crate::forms::cases::run_file("minimax_m3.txt", |at| Box::new(MiniMaxM3::new(at)));
-    }
 }

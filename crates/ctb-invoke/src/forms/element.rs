@@ -1,15 +1,130 @@
-//! The body of a call in Claude's form: `<parameter name>` children (and `<tool_args>`-style
-//! elements) up to `</invoke>`. MiniMax, DeepSeek (DSML), StepFun and Grok write the same form
-//! (Grok's call element is `<xai:function_call>`, whose closing tag it often mangles).
+//! The Claude element family: a call element whose attribute names the tool, holding
+//! `<parameter name>` children (and `<tool_args>`-style elements) up to its closing tag.
+//!
+//! ```text
+//! <invoke name="NAME">                       Claude (any namespace prefix), MiniMax (inside
+//!   <parameter name="K">value</parameter>    `<minimax:tool_call>`), DeepSeek's DSML (behind a
+//! </invoke>                                  sentinel), StepFun (after its tokens)
+//! <xai:function_call name="NAME">...</xai:function_call>     Grok
+//! ```
+//!
+//! A form's [`Spec`] says its call element (its name, and the namespace prefixes that make an
+//! element of that name this form's call), the attribute that names the tool, how the closing
+//! tag is read (Grok's counts once its name is written: Grok often mangles the rest), which
+//! children are parameters, and the slips of its models read through (a line that lost its
+//! `<`, a reply that starts in the middle of the opening tag). The dispatcher
+//! ([`crate::call`]) reads the opening tag, and any wrapper around it, and picks the form from
+//! the rows; this body reads the rest.
+//!
+//! A value runs from its opening tag's `>` to the closing tag of its element that is followed
+//! (after white space) by the next child or by the call's closing tag, and is kept byte for
+//! byte; closings that belong to a call quoted inside the value (the call element at a line
+//! start of the value) are skipped.
 //!
 //! DeepSeek's DSML tags carry a sentinel namespace written three ways (`｜DSML｜`, `｜｜DSML｜｜`,
 //! `|DSML|`): one call keeps one spelling in every tag ([`Spelling`]), and a value wrapped in
 //! CDATA is not its grammar (the call breaks).
 
-use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, span};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, settle, span};
 use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws, starts_with};
 use crate::tag::{self, Name};
-use crate::vocab::{CDATA_OPEN, ELEMENT_PARAMS, INVOKE, NAME_ATTR, PARAMETER, dsml, grok};
+use crate::vocab::{
+    CDATA_OPEN, ELEMENT_PARAMS, INVOKE, MINIMAX_PREFIX, NAME_ATTR, PARAMETER, dsml, grok, step3,
+};
+
+/// How a form of the element family writes its call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Spec {
+    /// The call element's local name.
+    pub(crate) element: &'static str,
+    /// The namespace prefixes that make an element of that name this form's call; `None`: any
+    /// prefix, or none.
+    pub(crate) prefixes: Option<&'static [&'static str]>,
+    /// The attribute that names the tool.
+    pub(crate) name_attr: &'static str,
+    /// How the closing tag is read.
+    pub(crate) closing: Closing,
+    /// The child elements besides `<parameter name>` taken as a parameter named after the
+    /// element (`<tool_args>{...}</tool_args>`).
+    pub(crate) element_params: &'static [&'static str],
+    /// A line that lost its `<` (`ns:invoke name="x">`) starts a call of this element.
+    pub(crate) lost_bracket: bool,
+    /// A reply that starts in the middle of the opening tag (`="x">`) starts a call of this
+    /// element.
+    pub(crate) mid_tag: bool,
+}
+
+/// How a call's closing tag is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closing {
+    /// The closing tag of the call element, in any namespace that keeps the call's spelling,
+    /// read to its `>`.
+    Tag,
+    /// This literal (`</`, the prefix and the name): whatever follows it (a `>`, a garbled
+    /// quote, a line break), the call ends there (or just past a `>` right after it).
+    Name(&'static str),
+}
+
+impl Spec {
+    /// Whether an element with this prefix and local name is this form's call element, and
+    /// how specifically: `Some(true)` when the spec names the prefix, `Some(false)` when it
+    /// takes any.
+    pub(crate) fn claims(&self, prefix: Option<&str>, local: &str) -> Option<bool> {
+        if local != self.element {
+            return None;
+        }
+        match self.prefixes {
+            None => Some(false),
+            Some(prefixes) => prefix.filter(|p| prefixes.contains(p)).map(|_| true),
+        }
+    }
+}
+
+/// Claude's call element: `<invoke name>` in any namespace (or none).
+pub(crate) static CLAUDE: Spec = Spec {
+    element: INVOKE,
+    prefixes: None,
+    name_attr: NAME_ATTR,
+    closing: Closing::Tag,
+    element_params: ELEMENT_PARAMS,
+    lost_bracket: true,
+    mid_tag: true,
+};
+
+/// MiniMax's: Claude's element, in its namespace (or any, inside its wrapper).
+pub(crate) static MINIMAX: Spec = Spec {
+    prefixes: Some(&[MINIMAX_PREFIX]),
+    lost_bracket: false,
+    mid_tag: false,
+    ..CLAUDE
+};
+
+/// DeepSeek's DSML: Claude's element behind a sentinel namespace.
+pub(crate) static DEEPSEEK_DSML: Spec = Spec {
+    prefixes: Some(&dsml::SENTINELS),
+    lost_bracket: false,
+    mid_tag: false,
+    ..CLAUDE
+};
+
+/// StepFun's Step-3: Claude's element in its namespace, after its tokens (the header's spec
+/// hands over to it).
+pub(crate) static STEP3: Spec = Spec {
+    prefixes: Some(&[step3::PREFIX]),
+    lost_bracket: false,
+    mid_tag: false,
+    ..CLAUDE
+};
+
+/// Grok's `<xai:function_call name>`, whose closing tag counts once its name is written.
+pub(crate) static GROK: Spec = Spec {
+    element: grok::ELEMENT,
+    prefixes: Some(&[grok::PREFIX]),
+    closing: Closing::Name(grok::CLOSE),
+    lost_bracket: false,
+    mid_tag: false,
+    ..CLAUDE
+};
 
 /// The DSML sentinel every tag of one call is written with: none (Claude's form and the forms
 /// that share it, whose tags may mix namespace prefixes, but never a sentinel), one of
@@ -41,47 +156,27 @@ impl Spelling {
     }
 }
 
-/// The element that holds the call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Element {
-    /// `<invoke>`, in any namespace.
-    Invoke,
-    /// Grok's `<xai:function_call>`: its closing tag counts once its name is written, whatever
-    /// follows (`</xai:function_call">`, `</xai:function_call` and a line break, a control
-    /// token...).
-    GrokFunctionCall,
-}
-
-impl Element {
-    fn local(self) -> &'static str {
-        match self {
-            Element::Invoke => INVOKE,
-            Element::GrokFunctionCall => grok::ELEMENT,
-        }
-    }
-
-    /// A scan of the closing tag at `at` (its `</`): `</invoke ...>` is read to its `>`; for
-    /// Grok's element the name is enough.
-    fn closing(self, at: usize) -> Closing {
-        match self {
-            Element::Invoke => Closing::Tag(TagEnd::close(at)),
-            Element::GrokFunctionCall => Closing::Name(NameEnd::new(at + 2)),
-        }
+/// A scan of the call's closing tag, for a spec.
+fn closing(spec: &Spec, at: usize) -> CloseScan {
+    match spec.closing {
+        Closing::Tag => CloseScan::Tag(TagEnd::close(at)),
+        Closing::Name(_) => CloseScan::Name(NameEnd::new(at + 2)),
     }
 }
 
 /// A scan of the call's closing tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Closing {
+enum CloseScan {
     Tag(TagEnd),
     Name(NameEnd),
 }
 
-impl Closing {
+impl CloseScan {
     /// `Ready(Some(end))` when the tag at `at` closes the call (ending at `end`),
     /// `Ready(None)` when it does not.
     fn poll(
         &mut self,
+        spec: &Spec,
         text: &str,
         at: usize,
         spelling: &mut Spelling,
@@ -89,33 +184,33 @@ impl Closing {
     ) -> Poll<Option<usize>> {
         let b = text.as_bytes();
         match self {
-            Closing::Tag(scan) => match scan.poll(b, meter) {
+            CloseScan::Tag(scan) => match scan.poll(b, meter) {
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(Ok(end)) => {
                     meter.read(at, end);
                     Poll::Ready(
                         tag::complete(tag::close, &text[at..end])
-                            .filter(|n| n.local == INVOKE && spelling.admits(n.prefix))
+                            .filter(|n| n.local == spec.element && spelling.admits(n.prefix))
                             .map(|_| end),
                     )
                 }
                 Poll::Ready(Err(_)) => Poll::Ready(None),
             },
-            Closing::Name(scan) => match scan.poll(b, meter) {
-                Poll::Pending => Poll::Pending,
-                Poll::Ready(Some(end)) if &text[at..end] == grok::CLOSE => {
+            CloseScan::Name(scan) => match (scan.poll(b, meter), spec.closing) {
+                (Poll::Pending, _) => Poll::Pending,
+                (Poll::Ready(Some(end)), Closing::Name(close)) if &text[at..end] == close => {
                     Poll::Ready(Some(if b[end] == b'>' { end + 1 } else { end }))
                 }
-                Poll::Ready(_) => Poll::Ready(None),
+                (Poll::Ready(_), _) => Poll::Ready(None),
             },
         }
     }
 }
 
-/// Where the body's scan is.
+/// The body of one call, from just after its opening tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Invoke {
-    element: Element,
+pub(crate) struct Call {
+    spec: &'static Spec,
     /// The sentinel of the call's tags.
     spelling: Spelling,
     /// The next byte to examine.
@@ -129,9 +224,11 @@ enum State {
     Children,
     ChildTag(TagEnd),
     /// The call's closing tag, at this offset.
-    Close(usize, Closing),
+    Close(usize, CloseScan),
     /// Inside a value.
     Value(Value),
+    /// Decided: every later step answers the same.
+    Decided(Step),
 }
 
 /// Where a value's scan is.
@@ -165,7 +262,7 @@ enum ValueAt {
     /// The next tag after that white space starts at this `<`.
     NextClosing {
         value_end: usize,
-        scan: Closing,
+        scan: CloseScan,
     },
     NextOpen {
         value_end: usize,
@@ -183,12 +280,36 @@ enum ValueStep {
     Failed(usize),
 }
 
-impl Invoke {
+/// The call's opening tag `text[at..end]` (`open`, a call element of `spec`): its name
+/// attribute names the tool (in `spans`); the body reads on from `end`. `Err(at)` when it
+/// names none, is self-closing, or breaks the call's spelling.
+pub(crate) fn open_call(
+    spec: &'static Spec,
+    text: &str,
+    open: &tag::Open<'_>,
+    (at, end): (usize, usize),
+    mut spelling: Spelling,
+    spans: &mut Spans,
+) -> Result<Call, usize> {
+    // A wrapper and its call are written with one spelling.
+    if !spelling.admits(open.name.prefix) {
+        return Err(at);
+    }
+    match open.attr(spec.name_attr) {
+        Some(n) if !open.self_closing && !n.trim().is_empty() => {
+            spans.name = span(text, n);
+            Ok(Call::new(spec, end, spelling))
+        }
+        _ => Err(at),
+    }
+}
+
+impl Call {
     /// A body that starts at `pos` (just after the call's opening tag), whose tags are
     /// written with `spelling`.
-    pub(crate) fn new(pos: usize, element: Element, spelling: Spelling) -> Self {
+    pub(crate) fn new(spec: &'static Spec, pos: usize, spelling: Spelling) -> Self {
         Self {
-            element,
+            spec,
             spelling,
             pos,
             state: State::Children,
@@ -196,22 +317,28 @@ impl Invoke {
     }
 
     /// A child's opening tag `text[at..end]`: a parameter.
-    fn child(&mut self, text: &str, spans: &mut Spans, at: usize, end: usize) -> Child {
+    fn child(
+        &mut self,
+        text: &str,
+        spans: &mut Spans,
+        at: usize,
+        end: usize,
+    ) -> Result<State, Step> {
         let slice = &text[at..end];
         let Some(open) = tag::complete(tag::open, slice) else {
-            return Child::Failed(at);
+            return Err(Step::Failed(at));
         };
         if !self.spelling.admits(open.name.prefix) {
-            return Child::Failed(at);
+            return Err(Step::Failed(at));
         }
         let (pname, elem) = match open.name.local {
             PARAMETER => match open.attr(NAME_ATTR) {
                 Some(n) => (n, PARAMETER),
-                None => return Child::Failed(at),
+                None => return Err(Step::Failed(at)),
             },
-            other => match ELEMENT_PARAMS.iter().find(|e| **e == other) {
+            other => match self.spec.element_params.iter().find(|e| **e == other) {
                 Some(e) => (open.name.local, *e),
-                None => return Child::Failed(at),
+                None => return Err(Step::Failed(at)),
             },
         };
         let param = RawParam {
@@ -226,9 +353,9 @@ impl Invoke {
         };
         if open.self_closing {
             spans.params.push(param);
-            return Child::Next(State::Children);
+            return Ok(State::Children);
         }
-        Child::Next(State::Value(Value {
+        Ok(State::Value(Value {
             elem,
             param,
             depth: 0,
@@ -239,17 +366,64 @@ impl Invoke {
             },
         }))
     }
+
+    fn next(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
+        let b = text.as_bytes();
+        Ok(match &mut self.state {
+            State::Decided(step) => return Err(*step),
+            State::Children => match skip_ws(b, &mut self.pos, meter) {
+                None => return Err(Step::Pending),
+                Some(at) if b[at] != b'<' => return Err(Step::Failed(at)),
+                Some(at) => match b.get(at + 1) {
+                    None => return Err(Step::Pending),
+                    Some(b'/') => State::Close(at, closing(self.spec, at)),
+                    Some(_) => State::ChildTag(TagEnd::open(at)),
+                },
+            },
+            State::Close(at, scan) => {
+                let at = *at;
+                return Err(
+                    match scan.poll(self.spec, text, at, &mut self.spelling, meter) {
+                        Poll::Pending => Step::Pending,
+                        Poll::Ready(Some(end)) => Step::Done(end),
+                        Poll::Ready(None) => Step::Failed(at),
+                    },
+                );
+            }
+            State::ChildTag(scan) => {
+                let at = scan.at();
+                let end = match scan.poll(b, meter) {
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(Ok(end)) => end,
+                    Poll::Ready(Err(_)) => return Err(Step::Failed(at)),
+                };
+                meter.read(at, end);
+                self.pos = end;
+                self.child(text, spans, at, end)?
+            }
+            State::Value(v) => {
+                match value_step(v, self.spec, &mut self.spelling, text, &mut self.pos, meter) {
+                    ValueStep::Pending => return Err(Step::Pending),
+                    ValueStep::Failed(at) => return Err(Step::Failed(at)),
+                    ValueStep::Ended { next } => {
+                        let State::Value(v) = std::mem::replace(&mut self.state, State::Children)
+                        else {
+                            unreachable!("in the value state")
+                        };
+                        spans.params.push(v.param);
+                        self.pos = next;
+                        State::Children
+                    }
+                }
+            }
+        })
+    }
 }
 
-/// What an opening tag between children is.
-enum Child {
-    Next(State),
-    Failed(usize),
-}
-
-impl Body for Invoke {
+impl Body for Call {
     fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
-        Err(Body::run(self, text, spans, meter))
+        let next = self.next(text, spans, meter);
+        settle(&mut self.state, next, State::Decided)
     }
 
     fn in_parameter(&self) -> bool {
@@ -261,66 +435,6 @@ impl Body for Invoke {
             })
         )
     }
-
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
-        let b = text.as_bytes();
-        loop {
-            let next = match &mut self.state {
-                State::Children => match skip_ws(b, &mut self.pos, meter) {
-                    None => return Step::Pending,
-                    Some(at) if b[at] != b'<' => return Step::Failed(at),
-                    Some(at) => match b.get(at + 1) {
-                        None => return Step::Pending,
-                        Some(b'/') => State::Close(at, self.element.closing(at)),
-                        Some(_) => State::ChildTag(TagEnd::open(at)),
-                    },
-                },
-                State::Close(at, scan) => {
-                    let at = *at;
-                    return match scan.poll(text, at, &mut self.spelling, meter) {
-                        Poll::Pending => Step::Pending,
-                        Poll::Ready(Some(end)) => Step::Done(end),
-                        Poll::Ready(None) => Step::Failed(at),
-                    };
-                }
-                State::ChildTag(scan) => {
-                    let at = scan.at();
-                    let end = match scan.poll(b, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Ok(end)) => end,
-                        Poll::Ready(Err(_)) => return Step::Failed(at),
-                    };
-                    meter.read(at, end);
-                    self.pos = end;
-                    match self.child(text, spans, at, end) {
-                        Child::Next(state) => state,
-                        Child::Failed(at) => return Step::Failed(at),
-                    }
-                }
-                State::Value(v) => match value_step(
-                    v,
-                    self.element,
-                    &mut self.spelling,
-                    text,
-                    &mut self.pos,
-                    meter,
-                ) {
-                    ValueStep::Pending => return Step::Pending,
-                    ValueStep::Failed(at) => return Step::Failed(at),
-                    ValueStep::Ended { next } => {
-                        let State::Value(v) = std::mem::replace(&mut self.state, State::Children)
-                        else {
-                            unreachable!("in the value state")
-                        };
-                        spans.params.push(v.param);
-                        self.pos = next;
-                        State::Children
-                    }
-                },
-            };
-            self.state = next;
-        }
-    }
 }
 
 /// Scans a value: up to the closing tag of its element that is followed by the next child or
@@ -328,7 +442,7 @@ impl Body for Invoke {
 /// (the call element at a line start of the value opens one).
 fn value_step(
     v: &mut Value,
-    element: Element,
+    spec: &Spec,
     spelling: &mut Spelling,
     text: &str,
     pos: &mut usize,
@@ -388,7 +502,7 @@ fn value_step(
                             {
                                 v.at = ValueAt::AfterClose { value_end: lt };
                             }
-                            Some(n) if n.local == element.local() => {
+                            Some(n) if n.local == spec.element => {
                                 v.depth = v.depth.saturating_sub(1)
                             }
                             _ => {}
@@ -402,7 +516,7 @@ fn value_step(
                     let lt = *pos;
                     if let Some(end) = end {
                         meter.read(lt, end + 1);
-                        if opening_name(text, lt, end).is_some_and(|n| n.local == element.local()) {
+                        if opening_name(text, lt, end).is_some_and(|n| n.local == spec.element) {
                             v.depth += 1;
                         }
                     }
@@ -422,7 +536,7 @@ fn value_step(
                         None => return ValueStep::Pending,
                         Some(b'/') => ValueAt::NextClosing {
                             value_end,
-                            scan: element.closing(at),
+                            scan: closing(spec, at),
                         },
                         Some(_) => ValueAt::NextOpen {
                             value_end,
@@ -433,7 +547,7 @@ fn value_step(
             }
             ValueAt::NextClosing { value_end, scan } => {
                 let (value_end, at) = (*value_end, *pos);
-                match scan.poll(text, at, spelling, meter) {
+                match scan.poll(spec, text, at, spelling, meter) {
                     Poll::Pending => return ValueStep::Pending,
                     Poll::Ready(end) => {
                         if end.is_some() {
@@ -456,8 +570,9 @@ fn value_step(
                             meter.read(at, end + 1);
                         }
                         let follows = end.is_some_and(|end| {
-                            opening_name(text, at, end)
-                                .is_some_and(|n| starts_child(n.local) && spelling.admits(n.prefix))
+                            opening_name(text, at, end).is_some_and(|n| {
+                                starts_child(spec, n.local) && spelling.admits(n.prefix)
+                            })
                         });
                         if follows {
                             v.param.value = value_start..value_end;
@@ -487,8 +602,8 @@ fn opening_name(text: &str, lt: usize, end: usize) -> Option<Name<'_>> {
 }
 
 /// Whether an opening tag with this local name starts the next child of the call.
-fn starts_child(local: &str) -> bool {
-    local == PARAMETER || ELEMENT_PARAMS.contains(&local)
+fn starts_child(spec: &Spec, local: &str) -> bool {
+    local == PARAMETER || spec.element_params.contains(&local)
 }
 
 /// Whether `at` starts a line of the value that starts at `value_start` (up to three spaces or

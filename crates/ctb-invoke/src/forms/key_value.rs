@@ -14,17 +14,114 @@
 //! closing literal follows it (after white space), so a value may contain its own closing
 //! literal.
 //!
-//! A spec may name slips of its models the engine reads through
-//! ([`crate::registry::Slips`]); GLM's names two of GLM-5.x's: a value closer right after the
+//! A spec may name slips of its models the engine reads through ([`Slips`]); GLM's names two of GLM-5.x's: a value closer right after the
 //! name of a call without arguments (`<tool_call>NAME</arg_value></tool_call>`), and a value
 //! whose opener is missing (`<arg_key>K</arg_key>VALUE</arg_value>`; refused when the value
 //! starts with white space or `<`, or holds a key, a value opener or the call's end). Nothing
 //! else is forgiven: a name fused with its first key, a second opener where a key belongs, or
 //! a name holding `>`, `{`, `"` or `(` breaks the call.
 
-use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
+use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, Values, settle};
 use crate::lex::{Child, Meter, Poll, TagEnd, ValueEnd, next_child, next_lt, skip_ws, starts_with};
-use crate::registry::{Head, Key, Spec, Values};
+use crate::vocab::{TOOL_CALL_CLOSE, glm, qwen};
+
+/// How a key/value form writes its call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Spec {
+    /// Where the tool name is.
+    pub(crate) head: Head,
+    /// How a parameter's key is written.
+    pub(crate) key: Key,
+    /// Closes a value.
+    pub(crate) value_close: &'static str,
+    /// Closes the call.
+    pub(crate) call_close: &'static str,
+    /// The slips of the form's models the engine reads through.
+    pub(crate) slips: Slips,
+}
+
+/// Slips a family's models make in their own key/value form that leave the call readable: the
+/// engine reads through those the spec names and through no other. Each one is read only
+/// where nothing can be misread (see `docs/forms.md`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Slips {
+    /// A value's closer written right after the name of a call without arguments
+    /// (`<tool_call>NAME</arg_value></tool_call>`): read as nothing when the call's closer
+    /// follows it after white space.
+    pub(crate) closer_after_name: Option<&'static str>,
+    /// A value whose opener is missing (`</arg_key>VALUE</arg_value>`): the value runs from the
+    /// key's closer to the structural value closer. Refused when it starts with white space or
+    /// `<`, or holds one of these literals (a key, a value's opener, the call's closer: the
+    /// opener was not missing, the pair was).
+    pub(crate) value_without_opener: Option<&'static [&'static str]>,
+}
+
+impl Slips {
+    /// No slip is read.
+    pub(crate) const NONE: Slips = Slips {
+        closer_after_name: None,
+        value_without_opener: None,
+    };
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Head {
+    /// Inside the opening tag: `<function=` name `>`.
+    Tag(&'static str),
+    /// Right where the body starts, up to a line break or `<`.
+    Bare,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// Inside the parameter's opening tag: `<parameter=` key `>`, the value right after it.
+    Tag(&'static str),
+    /// In an element of its own (`<arg_key>` key `</arg_key>`), the value in another
+    /// (`<arg_value>` value `</arg_value>`).
+    Element {
+        open: &'static str,
+        close: &'static str,
+        value_open: &'static str,
+    },
+}
+
+impl Key {
+    pub(crate) fn open(&self) -> &'static str {
+        match self {
+            Key::Tag(open) | Key::Element { open, .. } => open,
+        }
+    }
+}
+
+/// Qwen3-Coder's form.
+pub(crate) static QWEN3_CODER: Spec = Spec {
+    head: Head::Tag(qwen::FUNCTION_OPEN),
+    key: Key::Tag(qwen::PARAM_OPEN),
+    value_close: qwen::PARAM_CLOSE,
+    call_close: qwen::FUNCTION_CLOSE,
+    slips: Slips::NONE,
+};
+
+/// GLM's form, with GLM-5.x's slips (vllm-project/vllm #49248, fw-ai-external/python-sdk #119).
+pub(crate) static GLM: Spec = Spec {
+    head: Head::Bare,
+    key: Key::Element {
+        open: glm::KEY_OPEN,
+        close: glm::KEY_CLOSE,
+        value_open: glm::VALUE_OPEN,
+    },
+    value_close: glm::VALUE_CLOSE,
+    call_close: TOOL_CALL_CLOSE,
+    slips: Slips {
+        closer_after_name: Some(glm::VALUE_CLOSE),
+        value_without_opener: Some(&[
+            glm::KEY_OPEN,
+            glm::KEY_CLOSE,
+            glm::VALUE_OPEN,
+            TOOL_CALL_CLOSE,
+        ]),
+    },
+};
 
 /// Longest tool name or key read.
 const MAX_NAME: usize = 256;
@@ -38,6 +135,8 @@ pub(crate) fn starts_name(c: u8) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct KeyValue {
     spec: &'static Spec,
+    /// How the form's values are cut (its row's column).
+    values: Values,
     pos: usize,
     state: State,
 }
@@ -67,22 +166,21 @@ enum State {
         at: ValueEnd,
         bare: bool,
     },
+    /// Decided: every later step answers the same.
+    Decided(Step),
 }
 
 impl KeyValue {
-    /// A call of `form` (a key/value form of the registry) whose head starts at `at` (the
-    /// `<function=`, or the first byte of a bare name).
-    pub(crate) fn new(form: crate::registry::Form, at: usize) -> Self {
-        let spec = match form.row().engine {
-            crate::registry::Engine::KeyValue(spec) => spec,
-            _ => unreachable!("{form} is not a key/value form"),
-        };
+    /// A call written as `spec` says, whose head starts at `at` (the `<function=`, or the first
+    /// byte of a bare name), its values cut as `values` says.
+    pub(crate) fn new(spec: &'static Spec, values: Values, at: usize) -> Self {
         let state = match spec.head {
             Head::Tag(_) => State::HeadTag(TagEnd::open(at)),
             Head::Bare => State::HeadName(at),
         };
         Self {
             spec,
+            values,
             pos: at,
             state,
         }
@@ -92,7 +190,7 @@ impl KeyValue {
 /// The text between `=` and `>` of `<name=text>` (its opening `open`), trimmed and unquoted;
 /// `None` when empty or spread over lines.
 fn eq_name(tag: &str, open: &str) -> Option<(usize, usize)> {
-    let inner = &tag[open.len()..tag.len() - 1];
+    let inner = tag.strip_prefix(open)?.strip_suffix('>')?;
     let trimmed = inner.trim().trim_matches(|c| c == '"' || c == '\'');
     if trimmed.is_empty() || trimmed.contains('\n') {
         return None;
@@ -111,38 +209,42 @@ fn param(name: std::ops::Range<usize>, value_at: usize) -> RawParam {
 }
 
 impl Body for KeyValue {
-    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
-        Err(Body::run(self, text, spans, meter))
-    }
-
     fn in_parameter(&self) -> bool {
         matches!(&self.state, State::Value { at, .. } if at.in_value())
     }
 
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        let next = self.next(text, spans, meter);
+        settle(&mut self.state, next, State::Decided)
+    }
+}
+
+impl KeyValue {
+    fn next(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
         let b = text.as_bytes();
         if b.len() < self.pos {
             // Not yet at the call's start (the scanner never runs a body so early).
-            return Step::Pending;
+            return Err(Step::Pending);
         }
         let spec = self.spec;
-        loop {
+        {
             let next = match &mut self.state {
+                State::Decided(step) => return Err(*step),
                 State::HeadTag(scan) => {
                     let Head::Tag(open) = spec.head else {
                         unreachable!("a tag head")
                     };
                     let at = scan.at();
                     match scan.poll(b, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Err(_)) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(Err(_)) => return Err(Step::Failed(at)),
                         Poll::Ready(Ok(end)) => match eq_name(&text[at..end], open) {
                             Some((s, e)) => {
                                 spans.name = at + s..at + e;
                                 self.pos = end;
                                 State::Children
                             }
-                            None => return Step::Failed(at),
+                            None => return Err(Step::Failed(at)),
                         },
                     }
                 }
@@ -160,17 +262,17 @@ impl Body for KeyValue {
                     meter.read(from, end.map_or(limit, |e| e + 1));
                     let Some(end) = end else {
                         if limit == start + MAX_NAME {
-                            return Step::Failed(start);
+                            return Err(Step::Failed(start));
                         }
                         self.pos = limit;
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     if !matches!(b[end], b'\n' | b'<') {
-                        return Step::Failed(start);
+                        return Err(Step::Failed(start));
                     }
                     let name = text[start..end].trim_end();
                     if name.is_empty() || name.contains(char::is_whitespace) {
-                        return Step::Failed(start);
+                        return Err(Step::Failed(start));
                     }
                     spans.name = start..start + name.len();
                     self.pos = end;
@@ -180,10 +282,10 @@ impl Body for KeyValue {
                     None => State::Children,
                     Some(stray) => {
                         let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                            return Step::Pending;
+                            return Err(Step::Pending);
                         };
                         match starts_with(b, at, stray, meter) {
-                            Poll::Pending => return Step::Pending,
+                            Poll::Pending => return Err(Step::Pending),
                             Poll::Ready(true) => {
                                 self.pos = at + stray.len();
                                 State::AfterStrayCloser
@@ -194,19 +296,19 @@ impl Body for KeyValue {
                 },
                 State::AfterStrayCloser => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     match starts_with(b, at, spec.call_close, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => return Step::Done(at + spec.call_close.len()),
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(true) => return Err(Step::Done(at + spec.call_close.len())),
+                        Poll::Ready(false) => return Err(Step::Failed(at)),
                     }
                 }
                 State::Children => {
                     match next_child(b, &mut self.pos, spec.call_close, spec.key.open(), meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Child::Close(end)) => return Step::Done(end),
-                        Poll::Ready(Child::Other(at)) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(Child::Close(end)) => return Err(Step::Done(end)),
+                        Poll::Ready(Child::Other(at)) => return Err(Step::Failed(at)),
                         Poll::Ready(Child::Open(at)) => match spec.key {
                             Key::Tag(_) => State::KeyTag(TagEnd::open(at)),
                             Key::Element { open, .. } => {
@@ -219,8 +321,8 @@ impl Body for KeyValue {
                 State::KeyTag(scan) => {
                     let at = scan.at();
                     match scan.poll(b, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Err(_)) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(Err(_)) => return Err(Step::Failed(at)),
                         Poll::Ready(Ok(end)) => match eq_name(&text[at..end], spec.key.open()) {
                             Some((s, e)) => {
                                 self.pos = end;
@@ -230,7 +332,7 @@ impl Body for KeyValue {
                                     bare: false,
                                 }
                             }
-                            None => return Step::Failed(at),
+                            None => return Err(Step::Failed(at)),
                         },
                     }
                 }
@@ -240,18 +342,18 @@ impl Body for KeyValue {
                     };
                     let start = *start;
                     let Some(lt) = next_lt(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     if lt - start > MAX_NAME {
-                        return Step::Failed(start);
+                        return Err(Step::Failed(start));
                     }
                     match starts_with(b, lt, close, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(lt),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(Step::Failed(lt)),
                         Poll::Ready(true) => {
                             let key = text[start..lt].trim();
                             if key.is_empty() {
-                                return Step::Failed(start);
+                                return Err(Step::Failed(start));
                             }
                             let ks = key.as_ptr() as usize - text.as_ptr() as usize;
                             self.pos = lt + close.len();
@@ -272,19 +374,18 @@ impl Body for KeyValue {
                             .is_some_and(|&c| !c.is_ascii_whitespace() && c != b'<');
                     if bare {
                         meter.read(after_key, after_key + 1);
-                        self.state = State::Value {
+                        return Ok(State::Value {
                             param: p.clone(),
                             at: ValueEnd::Scan,
                             bare: true,
-                        };
-                        continue;
+                        });
                     }
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     match starts_with(b, at, value_open, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(Step::Failed(at)),
                         Poll::Ready(true) => {
                             let start = at + value_open.len();
                             self.pos = start;
@@ -306,10 +407,10 @@ impl Body for KeyValue {
                         _ => &[],
                     };
                     match at.step(b, &mut self.pos, spec.value_close, follows, refused, meter) {
-                        None => return Step::Pending,
-                        Some(Err(at)) => return Step::Failed(at),
+                        None => return Err(Step::Pending),
+                        Some(Err(at)) => return Err(Step::Failed(at)),
                         Some(Ok((value_end, next))) => {
-                            param.value = match spec.values {
+                            param.value = match self.values {
                                 Values::OneLineBreak => trim_one_newline(b, value_start, value_end),
                                 Values::AsWritten | Values::Json => value_start..value_end,
                             };
@@ -320,7 +421,7 @@ impl Body for KeyValue {
                     }
                 }
             };
-            self.state = next;
+            Ok(next)
         }
     }
 }
@@ -344,15 +445,9 @@ fn trim_one_newline(b: &[u8], mut start: usize, mut end: usize) -> std::ops::Ran
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Form;
 
     fn glm(at: usize) -> Box<dyn Body> {
-        Box::new(KeyValue::new(Form::GLM, at))
-    }
-
-    #[test]
-    fn glm5_cases() {
-        crate::forms::cases::run_file("glm.txt", glm);
+        Box::new(KeyValue::new(&GLM, Values::AsWritten, at))
     }
 
     #[test]
@@ -372,7 +467,7 @@ mod tests {
             "<b>",
             ">{",
         ];
-        crate::forms::cases::run_soup("f", &pieces, glm);
+        crate::forms::cases::run_soup("f", &pieces, &glm);
     }
 
     #[test]
@@ -380,7 +475,7 @@ mod tests {
         // GLM-5.x's slips are GLM's: Qwen3-Coder's form breaks on a stray closer and on a
         // value written without its parameter tag.
         let run = |text: &str| {
-            let mut body = KeyValue::new(Form::QWEN3_CODER, 0);
+            let mut body = KeyValue::new(&QWEN3_CODER, Values::OneLineBreak, 0);
             body.run(text, &mut Spans::default(), &mut Meter::default())
         };
         assert_eq!(
