@@ -1,6 +1,7 @@
-//! Hostile shapes (the reproducers of issue 8, `shared/repro/`): the scanner's work stays a
-//! small multiple of the text's length however the text is split, and a call the whole text
-//! holds is reported while streaming at the point where it completes.
+//! Hostile shapes (the reproducers of the shapes that once went quadratic, `shared/repro/`):
+//! the scanner's work stays a small multiple of the text's length however the text is split,
+//! and a call the whole text holds is reported while streaming at the point where it
+//! completes.
 //!
 //! No test here is timed: work is counted ([`Scanner::work`]); the criterion benches show the
 //! times (`cargo xtask bench`).

@@ -17,7 +17,7 @@
 //!
 //! Nothing is decoded: an HTML entity written for a structural quote (`&quot;` closing a
 //! string) leaves the string open, and the `<|end_message|>` that then stands inside it breaks
-//! the call (see `docs/forms-2026.md`). The arguments are the `args` object's bytes, as
+//! the call (see `docs/forms.md`). The arguments are the `args` object's bytes, as
 //! written ([`Spans::json`]); the name is the bytes between the payload name's quotes.
 
 use crate::grammar::{Body, Spans, Step};

@@ -32,7 +32,7 @@
 //! `json`; Gemma 4 one per top-level argument (`Text`, `Json` or `Converted`); MiniMax-M3 one
 //! per parameter element (`Text`, or `Converted` for nested elements); the JSON shapes `json`
 //! (the arguments object). A repeated parameter name is dropped by the dispatcher, or (in the
-//! 2026 shapes) breaks the call.
+//! XTML, Gemma 4 and MiniMax-M3 shapes) breaks the call.
 //!
 //! The grammar-case harness (`cases`) runs each form's body on the case file of its form in
 //! `tests/data/forms/`.
