@@ -42,8 +42,8 @@ pub use crate::grammar::{Family, Form, Values};
 
 use crate::forms::{Engine, element, header_json, json_object, key_value};
 use crate::vocab::{
-    self, deepseek, dsml, gemma, grok, harmony, inkling, kimi, kimi_k3, llama4, loops, markers,
-    minimax_m3, mistral, qwen, step3,
+    self, deepseek, dsml, gemini, gemma, grok, harmony, inkling, kimi, kimi_k3, llama4, loops,
+    markers, minimax_m3, mistral, qwen, step3,
 };
 
 impl Family {
@@ -73,6 +73,8 @@ impl Family {
     pub const INKLING: Family = Family(11);
     /// Llama 4 (Meta).
     pub const LLAMA: Family = Family(12);
+    /// Gemini 3 (Google).
+    pub const GEMINI: Family = Family(13);
 }
 
 impl Form {
@@ -111,10 +113,12 @@ impl Form {
     pub const INKLING: Form = Form(15);
     /// Llama 4: `<|python_start|>{"name": ..., "parameters": {...}}<|python_end|>`.
     pub const LLAMA4: Form = Form(16);
+    /// Gemini 3: `<call_record tool="name">` with `<parameter name>` children.
+    pub const GEMINI: Form = Form(17);
 }
 
 /// The families, in the order the settings and documentation list them.
-pub static FAMILIES: [FamilyRow; 13] = [
+pub static FAMILIES: [FamilyRow; 14] = [
     FamilyRow {
         family: Family::CLAUDE,
         code: "claude",
@@ -292,11 +296,20 @@ pub static FAMILIES: [FamilyRow; 13] = [
         stops: &[vocab::llama4::PYTHON_END],
         ..FamilyRow::DEFAULT
     },
+    FamilyRow {
+        family: Family::GEMINI,
+        code: "gemini",
+        title: "Gemini",
+        patterns: &["gemini"],
+        forms: &[Form::GEMINI],
+        stops: &[gemini::CLOSE_TAIL],
+        ..FamilyRow::DEFAULT
+    },
 ];
 
 /// The forms. The order decides nothing but the documentation's, and which of two forms that
 /// read the same candidate comes first when the reply is read for both.
-pub static FORMS: [FormRow; 17] = [
+pub static FORMS: [FormRow; 18] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -550,6 +563,16 @@ pub static FORMS: [FormRow; 17] = [
         values: Values::Json,
         glued: &[Opener::Literal(llama4::PYTHON_START)],
         engine: Engine::JsonObject(&json_object::LLAMA4),
+        ..FormRow::DEFAULT
+    },
+    FormRow {
+        form: Form::GEMINI,
+        code: "gemini",
+        family: Family::GEMINI,
+        looks: "`<call_record tool=\"name\">` with `<parameter name>` children",
+        openers: &[Opener::Element(gemini::CALL_RECORD)],
+        markers: gemini::MARKERS,
+        engine: Engine::Element(&element::GEMINI),
         ..FormRow::DEFAULT
     },
 ];

@@ -546,6 +546,19 @@ pub mod loops {
     pub const PREFIX_CHAIN: &str = concat!(":", "ant", "ml", ":");
 }
 
+/// Gemini 3: `<call_record tool="NAME">` with Claude's `<parameter name>` children.
+pub mod gemini {
+    /// The call element.
+    pub const CALL_RECORD: &str = "call_record";
+    /// The attribute that names the tool.
+    pub const TOOL_ATTR: &str = "tool";
+    /// The tail of the closing tag: the stop string that ends the model right after the
+    /// first call.
+    pub const CLOSE_TAIL: &str = "call_record>";
+    /// What tells its markup in a text.
+    pub const MARKERS: &[&str] = &["<call_record", CLOSE_TAIL];
+}
+
 /// Kimi K3 ("XTML"): `<|open|>NAME attr="v"<|sep|>` ... `<|close|>NAME<|sep|>`.
 pub mod kimi_k3 {
     /// Opens the section of calls: where the body starts (after an optional channel close).

@@ -29,7 +29,8 @@ use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, settle, span};
 use crate::lex::{Meter, NameEnd, NotATag, Poll, TagEnd, next_lt, skip_ws, starts_with};
 use crate::tag::{self, Name};
 use crate::vocab::{
-    CDATA_OPEN, ELEMENT_PARAMS, INVOKE, MINIMAX_PREFIX, NAME_ATTR, PARAMETER, dsml, grok, step3,
+    CDATA_OPEN, ELEMENT_PARAMS, INVOKE, MINIMAX_PREFIX, NAME_ATTR, PARAMETER, dsml, gemini, grok,
+    step3,
 };
 
 /// How a form of the element family writes its call.
@@ -111,6 +112,15 @@ pub(crate) static DEEPSEEK_DSML: Spec = Spec {
 /// hands over to it).
 pub(crate) static STEP3: Spec = Spec {
     prefixes: Some(&[step3::PREFIX]),
+    lost_bracket: false,
+    mid_tag: false,
+    ..CLAUDE
+};
+
+/// Gemini 3's `<call_record tool="NAME">`.
+pub(crate) static GEMINI: Spec = Spec {
+    element: gemini::CALL_RECORD,
+    name_attr: gemini::TOOL_ATTR,
     lost_bracket: false,
     mid_tag: false,
     ..CLAUDE
