@@ -75,6 +75,8 @@ impl Family {
     pub const LLAMA: Family = Family(12);
     /// Gemini 3 (Google).
     pub const GEMINI: Family = Family(13);
+    /// MiMo (Xiaomi).
+    pub const MIMO: Family = Family(14);
 }
 
 impl Form {
@@ -115,10 +117,12 @@ impl Form {
     pub const LLAMA4: Form = Form(16);
     /// Gemini 3: `<call_record tool="name">` with `<parameter name>` children.
     pub const GEMINI: Form = Form(17);
+    /// MiMo: Qwen3-Coder's `<tool_call><function=name>`, glued to the prose, values as written.
+    pub const MIMO: Form = Form(18);
 }
 
 /// The families, in the order the settings and documentation list them.
-pub static FAMILIES: [FamilyRow; 14] = [
+pub static FAMILIES: [FamilyRow; 15] = [
     FamilyRow {
         family: Family::CLAUDE,
         code: "claude",
@@ -305,11 +309,22 @@ pub static FAMILIES: [FamilyRow; 14] = [
         stops: &[gemini::CLOSE_TAIL],
         ..FamilyRow::DEFAULT
     },
+    FamilyRow {
+        family: Family::MIMO,
+        code: "mimo",
+        title: "MiMo",
+        patterns: &["mimo"],
+        // MiMo V2.5 also writes Claude's elements (in any namespace).
+        forms: &[Form::MIMO, Form::CLAUDE],
+        stops: &[qwen::END_OF_FUNCTION, vocab::INVOKE_CLOSE_TAIL],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        ..FamilyRow::DEFAULT
+    },
 ];
 
 /// The forms. The order decides nothing but the documentation's, and which of two forms that
 /// read the same candidate comes first when the reply is read for both.
-pub static FORMS: [FormRow; 18] = [
+pub static FORMS: [FormRow; 19] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -573,6 +588,22 @@ pub static FORMS: [FormRow; 18] = [
         openers: &[Opener::Element(gemini::CALL_RECORD)],
         markers: gemini::MARKERS,
         engine: Engine::Element(&element::GEMINI),
+        ..FormRow::DEFAULT
+    },
+    FormRow {
+        form: Form::MIMO,
+        code: "mimo",
+        family: Family::MIMO,
+        looks: "Qwen3-Coder's `<tool_call><function=name><parameter=key>`, glued to the prose, \
+                values as written",
+        openers: &[
+            Opener::Literal(qwen::FUNCTION_OPEN),
+            Opener::Element(vocab::TOOL_CALL),
+        ],
+        markers: markers::QWEN3_CODER,
+        glued: &[Opener::Bare(vocab::TOOL_CALL)],
+        wrappers: &[Opener::Bare(vocab::TOOL_CALL)],
+        engine: Engine::KeyValue(&key_value::QWEN3_CODER),
         ..FormRow::DEFAULT
     },
 ];
