@@ -611,17 +611,22 @@ pub mod gemma {
     pub const QUOTE: &str = "<|\"|>";
 }
 
+/// The members of a call written as one JSON object (Mistral's array form, LFM's JSON list).
+pub mod call_object {
+    /// The tool's name.
+    pub const NAME: &str = "name";
+    /// The arguments.
+    pub const ARGUMENTS: &str = "arguments";
+}
+
 /// Mistral: `[TOOL_CALLS]name[ARGS]{json}`.
 pub mod mistral {
     /// The token before the calls: where the body starts.
     pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
     /// Between the name and the JSON arguments.
     pub const ARGS: &str = "[ARGS]";
-    /// The array form's member that holds the tool's name.
-    pub const NAME_MEMBER: &str = "name";
-    /// The array form's member that holds the arguments.
-    pub const ARGUMENTS_MEMBER: &str = "arguments";
-    /// The array form's member that holds the call's id.
+    /// The array form's member that holds the call's id (its name and arguments are
+    /// [`super::call_object`]'s).
     pub const ID_MEMBER: &str = "id";
     /// Before a call id, between the name and `[ARGS]`.
     pub const CALL_ID: &str = "[CALL_ID]";

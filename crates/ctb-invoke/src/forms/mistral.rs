@@ -16,17 +16,18 @@
 //!   token; `[ARGS]` (or `[CALL_ID]`, a letters-and-digits id, `[ARGS]`) or `{` directly after
 //!   the name. White space is allowed only between `[ARGS]` and the object.
 //! - In the array form (white space allowed before `[` and between `[` and `{`), only the first
-//!   element is read: it must be an object whose members are `name` (a string holding a name as
-//!   above, without escapes), `arguments` (an object) and optionally `id` (a string), each once.
+//!   element is read ([`CallObject`]): it must be an object whose members are `name` (a string
+//!   holding a name as above, without escapes), `arguments` (an object) and optionally `id` (a
+//!   string), each once.
 //!   The call ends just past that element's `}`: the elements after it are later calls, which
 //!   are not used, so they are the tail and are not read (as the rest of a Kimi section is).
 //! - Text after the call (prose, a second `[TOOL_CALLS]`, `[/TOOL_CALLS]`) is the tail.
 
-use super::{need, ws};
+use super::{CallObject, name_byte_dotted as name_byte, need, ws};
 use crate::grammar::{Body, Spans, Step, settle};
-use crate::json::{Event, Mode, Reader};
+use crate::json::{Mode, Reader};
 use crate::lex::{Meter, Poll, starts_with};
-use crate::vocab::mistral::{ARGS, ARGUMENTS_MEMBER, CALL_ID, ID_MEMBER, NAME_MEMBER, TOOL_CALLS};
+use crate::vocab::mistral::{ARGS, CALL_ID, ID_MEMBER, TOOL_CALLS};
 
 /// What ends the text of a call that broke: nothing, the form has no closing token.
 pub(crate) const ENDS: &[&str] = &[];
@@ -48,8 +49,7 @@ enum State {
     Item {
         start: usize,
         reader: Reader,
-        member: Member,
-        seen: [bool; 3],
+        object: CallObject,
     },
     /// The name, from this offset.
     Name(usize),
@@ -119,23 +119,20 @@ impl Mistral {
                 State::Item {
                     start: at,
                     reader: Reader::new(at, Mode::MEMBERS),
-                    member: Member::Name,
-                    seen: [false; 3],
+                    object: CallObject::new(&[ID_MEMBER]),
                 }
             }
             State::Item {
                 start,
                 reader,
-                member,
-                seen,
+                object,
             } => match reader.poll(b, false, meter) {
                 Poll::Pending => return Err(Step::Pending),
-                Poll::Ready(event) => match element(text, *start, event, member, seen, spans) {
+                Poll::Ready(event) => match object.event(text, *start, event, spans) {
                     Ok(None) => State::Item {
                         start: *start,
                         reader: reader.clone(),
-                        member: *member,
-                        seen: *seen,
+                        object: *object,
                     },
                     Ok(Some(end)) => State::Decided(Step::Done(end)),
                     Err(at) => State::Decided(Step::Failed(at)),
@@ -245,80 +242,6 @@ fn json_end(reader: &mut Reader, b: &[u8], meter: &mut Meter) -> Result<usize, S
         Poll::Ready(Ok(end)) => Ok(end),
         Poll::Ready(Err(at)) => Err(Step::Failed(at)),
     }
-}
-
-/// A byte of a tool name.
-fn name_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
-}
-
-/// A member of the array form's first element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Member {
-    Name = 0,
-    Arguments = 1,
-    Id = 2,
-}
-
-/// The next event of the array form's first element (a well-formed object from `start`):
-/// `Ok(Some(end))` when it ends a call, `Ok(None)` to read on, `Err(at)` where it is not a
-/// call. Its members are `name` (a string holding a name), `arguments` (an object) and
-/// optionally `id` (a string), each once.
-fn element(
-    text: &str,
-    start: usize,
-    event: Event,
-    member: &mut Member,
-    seen: &mut [bool; 3],
-    spans: &mut Spans,
-) -> Result<Option<usize>, usize> {
-    let b = text.as_bytes();
-    match event {
-        Event::Key { key, .. } => {
-            *member = match &text[key.clone()] {
-                NAME_MEMBER => Member::Name,
-                ARGUMENTS_MEMBER => Member::Arguments,
-                ID_MEMBER => Member::Id,
-                _ => return Err(key.start),
-            };
-            if std::mem::replace(&mut seen[*member as usize], true) {
-                return Err(key.start);
-            }
-        }
-        Event::Start(at) => {
-            let want = if *member == Member::Arguments {
-                b'{'
-            } else {
-                b'"'
-            };
-            if b[at] != want {
-                return Err(at);
-            }
-        }
-        Event::Value { value, .. } => match *member {
-            Member::Name => {
-                let inner = &b[value.start + 1..value.end - 1];
-                let named = inner
-                    .first()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-                    && inner.iter().all(|c| name_byte(*c));
-                if !named {
-                    return Err(value.start);
-                }
-                spans.name = value.start + 1..value.end - 1;
-            }
-            Member::Arguments => spans.json = Some(value),
-            Member::Id => {}
-        },
-        Event::Done(end) => {
-            if !(seen[Member::Name as usize] && seen[Member::Arguments as usize]) {
-                return Err(start);
-            }
-            return Ok(Some(end));
-        }
-        Event::Invalid(at) => return Err(at),
-    }
-    Ok(None)
 }
 
 #[cfg(test)]

@@ -265,6 +265,96 @@ pub(crate) fn name_byte(c: u8) -> bool {
         || matches!(c, b'<' | b'>' | b'/' | b'"' | b'\'' | b'=' | b'&' | b'\\'))
 }
 
+/// A byte of a tool name in the JSON and Python shapes: a word byte, `.` or `-`.
+pub(crate) fn name_byte_dotted(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
+}
+
+/// A call written as one JSON object, `{"name": "NAME", "arguments": {...}}` (Mistral's array
+/// form, LFM's JSON list): its members as the JSON reader reports them. The members are `name`
+/// (a string holding a name: starting with a letter, a digit or `_`, then
+/// [`name_byte_dotted`], no escape), `arguments` (an object) and the `extra` members (strings),
+/// each once, and no other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallObject {
+    extra: &'static [&'static str],
+    /// The member being read: 0 the name, 1 the arguments, 2 and on the extra ones.
+    member: usize,
+    /// The members read, one bit each.
+    seen: u64,
+}
+
+impl CallObject {
+    pub(crate) fn new(extra: &'static [&'static str]) -> Self {
+        Self {
+            extra,
+            member: 0,
+            seen: 0,
+        }
+    }
+
+    /// The object's next event (the object starts at `start`): `Ok(Some(end))` when it ends a
+    /// call, `Ok(None)` to read on, `Err(at)` where it is not a call.
+    pub(crate) fn event(
+        &mut self,
+        text: &str,
+        start: usize,
+        event: crate::json::Event,
+        spans: &mut crate::grammar::Spans,
+    ) -> Result<Option<usize>, usize> {
+        use crate::json::Event;
+        use crate::vocab::call_object::{ARGUMENTS, NAME};
+        let b = text.as_bytes();
+        match event {
+            Event::Key { key, .. } => {
+                let k = &text[key.clone()];
+                self.member = match k {
+                    NAME => 0,
+                    ARGUMENTS => 1,
+                    _ => match self.extra.iter().position(|e| *e == k) {
+                        Some(i) => 2 + i,
+                        None => return Err(key.start),
+                    },
+                };
+                let bit = 1 << self.member;
+                if self.seen & bit != 0 {
+                    return Err(key.start);
+                }
+                self.seen |= bit;
+            }
+            Event::Start(at) => {
+                let want = if self.member == 1 { b'{' } else { b'"' };
+                if b[at] != want {
+                    return Err(at);
+                }
+            }
+            Event::Value { value, .. } => match self.member {
+                0 => {
+                    let inner = &b[value.start + 1..value.end - 1];
+                    let named = inner
+                        .first()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                        && inner.iter().all(|c| name_byte_dotted(*c));
+                    if !named {
+                        return Err(value.start);
+                    }
+                    spans.name = value.start + 1..value.end - 1;
+                }
+                1 => spans.json = Some(value),
+                _ => {}
+            },
+            Event::Done(end) => {
+                if self.seen & 3 != 3 {
+                    return Err(start);
+                }
+                return Ok(Some(end));
+            }
+            Event::Invalid(at) => return Err(at),
+        }
+        Ok(None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
