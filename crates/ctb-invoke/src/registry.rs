@@ -40,9 +40,9 @@ pub use row::*;
 
 pub use crate::grammar::{Family, Form, Values};
 
-use crate::forms::{Engine, element, header_json, json_object, key_value};
+use crate::forms::{Engine, element, header_json, json_object, key_value, pythonic};
 use crate::vocab::{
-    self, deepseek, dsml, gemini, gemma, grok, harmony, inkling, kimi, kimi_k3, llama4, loops,
+    self, deepseek, dsml, gemini, gemma, grok, harmony, inkling, kimi, kimi_k3, lfm, llama4, loops,
     markers, minimax_m3, mistral, qwen, step3,
 };
 
@@ -77,6 +77,8 @@ impl Family {
     pub const GEMINI: Family = Family(13);
     /// MiMo (Xiaomi).
     pub const MIMO: Family = Family(14);
+    /// LFM2 and LFM2.5 (Liquid AI).
+    pub const LFM: Family = Family(15);
 }
 
 impl Form {
@@ -119,10 +121,12 @@ impl Form {
     pub const GEMINI: Form = Form(17);
     /// MiMo: Qwen3-Coder's `<tool_call><function=name>`, glued to the prose, values as written.
     pub const MIMO: Form = Form(18);
+    /// LFM2 / LFM2.5: `<|tool_call_start|>[name(key='v', n=3)]<|tool_call_end|>`.
+    pub const LFM: Form = Form(19);
 }
 
 /// The families, in the order the settings and documentation list them.
-pub static FAMILIES: [FamilyRow; 15] = [
+pub static FAMILIES: [FamilyRow; 16] = [
     FamilyRow {
         family: Family::CLAUDE,
         code: "claude",
@@ -320,11 +324,21 @@ pub static FAMILIES: [FamilyRow; 15] = [
         reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
         ..FamilyRow::DEFAULT
     },
+    FamilyRow {
+        family: Family::LFM,
+        code: "lfm",
+        title: "LFM",
+        patterns: &["lfm", "liquid"],
+        forms: &[Form::LFM],
+        stops: &[lfm::TOOL_CALL_END],
+        reasoning: &[Reasoning::Element(vocab::reasoning::ELEMENTS[0])],
+        ..FamilyRow::DEFAULT
+    },
 ];
 
 /// The forms. The order decides nothing but the documentation's, and which of two forms that
 /// read the same candidate comes first when the reply is read for both.
-pub static FORMS: [FormRow; 19] = [
+pub static FORMS: [FormRow; 20] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -604,6 +618,17 @@ pub static FORMS: [FormRow; 19] = [
         glued: &[Opener::Bare(vocab::TOOL_CALL)],
         wrappers: &[Opener::Bare(vocab::TOOL_CALL)],
         engine: Engine::KeyValue(&key_value::QWEN3_CODER),
+        ..FormRow::DEFAULT
+    },
+    FormRow {
+        form: Form::LFM,
+        code: "lfm",
+        family: Family::LFM,
+        looks: "`<|tool_call_start|>[name(key='v', n=3)]<|tool_call_end|>` (or a JSON list)",
+        openers: &[Opener::Literal(lfm::TOOL_CALL_START)],
+        markers: &[lfm::TOOL_CALL_START],
+        glued: &[Opener::Literal(lfm::TOOL_CALL_START)],
+        engine: Engine::Pythonic(&pythonic::LFM),
         ..FormRow::DEFAULT
     },
 ];

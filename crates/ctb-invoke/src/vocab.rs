@@ -679,3 +679,12 @@ pub mod llama4 {
     /// The only value the type member may have (a JSON string, quotes included).
     pub const FUNCTION_TYPE: &str = "\"function\"";
 }
+
+/// LFM2 / LFM2.5 (Liquid AI): a Python list of calls between two tokens,
+/// `<|tool_call_start|>[name(key='v')]<|tool_call_end|>`.
+pub mod lfm {
+    /// Opens the list: where the body starts.
+    pub const TOOL_CALL_START: &str = "<|tool_call_start|>";
+    /// Ends the list: the stop string that ends the model right after the first call.
+    pub const TOOL_CALL_END: &str = "<|tool_call_end|>";
+}

@@ -11,6 +11,7 @@
 //! | [`mistral`] | `[TOOL_CALLS]`, a name and JSON arguments, no closing token | Mistral |
 //! | [`minimax_m3`] | a marker before every tag, parameters named by their tags | MiniMax-M3 |
 //! | [`inkling`] | a block of tokens around one JSON object, with a header | TML Inkling |
+//! | [`pythonic`] | a Python list of calls with literal keyword arguments, between two tokens | LFM2 / LFM2.5 |
 //!
 //! A form's registry row ([`crate::registry::FORMS`]) names its engine and spec ([`Engine`]);
 //! a form of a known shape is a row and a spec, a form of a new shape is a new file here. The
@@ -30,8 +31,9 @@
 //! element family and the key/value tags one [`RawParam`] per parameter (`Text`); Kimi K3 one
 //! per argument (attributes `key` and `type`, kind `Text` or `Json`) or, for its json block,
 //! `json`; Gemma 4 one per top-level argument (`Text`, `Json` or `Converted`); MiniMax-M3 one
-//! per parameter element (`Text`, or `Converted` for nested elements); the JSON shapes `json`
-//! (the arguments object). A repeated parameter name is dropped by the dispatcher, or (in the
+//! per parameter element (`Text`, or `Converted` for nested elements); the pythonic shape one per
+//! keyword argument (`Text`, `Json` or `Converted`); the JSON shapes `json` (the arguments
+//! object). A repeated parameter name is dropped by the dispatcher, or (in the
 //! XTML, Gemma 4 and MiniMax-M3 shapes) breaks the call.
 //!
 //! The grammar-case harness (`cases`) runs each form's body on the case file of its form in
@@ -45,6 +47,7 @@ pub(crate) mod json_object;
 pub(crate) mod key_value;
 pub(crate) mod minimax_m3;
 pub(crate) mod mistral;
+pub(crate) mod pythonic;
 pub(crate) mod xtml;
 
 #[cfg(test)]
@@ -70,6 +73,7 @@ pub(crate) enum Engine {
     Mistral,
     MiniMaxM3,
     Inkling,
+    Pythonic(&'static pythonic::Spec),
 }
 
 /// What starts a form's call right after a wrapper element (white space skipped).
@@ -115,6 +119,7 @@ impl Engine {
             Engine::Mistral => Box::new(mistral::Mistral::new(at)),
             Engine::MiniMaxM3 => Box::new(minimax_m3::MiniMaxM3::new(at)),
             Engine::Inkling => Box::new(inkling::Inkling::new(at)),
+            Engine::Pythonic(spec) => Box::new(pythonic::Pythonic::new(spec, at)),
         })
     }
 
@@ -157,6 +162,7 @@ impl Engine {
             Engine::Mistral => tokens(mistral::ENDS),
             Engine::MiniMaxM3 => tokens(minimax_m3::ENDS),
             Engine::Inkling => tokens(inkling::ENDS),
+            Engine::Pythonic(spec) => tokens(spec.ends),
         }
     }
 
