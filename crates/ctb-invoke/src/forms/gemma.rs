@@ -8,25 +8,30 @@
 //! - keys are bare (`query`) or between `<|"|>` tokens (a key that is not a word);
 //! - a string runs from `<|"|>` to the next `<|"|>`, raw: no escapes, anything else in it is
 //!   text (there is no way to write the token itself inside a string);
+//! - a string in plain double quotes (`command:"ls"`, `data_refs:["a"]`, `opts:{"mode": "x"}`:
+//!   Gemma 4 writes these too, vllm-project/vllm #51284) is read as a JSON string: JSON's
+//!   escapes, no raw line break; a key may be one too;
 //! - numbers, `true`, `false` and `null` are bare and must be JSON literals (a bare word such as
 //!   `London` breaks the call);
 //! - objects and arrays nest in the same syntax.
 //!
 //! Top-level arguments become parameters: a string is [`ValueKind::Text`] (the bytes between
-//! the tokens), a bare literal [`ValueKind::Json`] (as written), an object or array
-//! [`ValueKind::Converted`] with the JSON the grammar wrote from it (its value is the literal as
-//! written). White space between the parts is allowed; every other byte between `{` and its `}`
+//! the tokens or the plain quotes), a plain string with an escape [`ValueKind::Converted`] (the
+//! JSON string as written, its value too), a bare literal [`ValueKind::Json`] (as written), an
+//! object or array [`ValueKind::Converted`] with the JSON the grammar wrote from it (its value
+//! is the literal as written). White space between the parts is allowed; every other byte between `{` and its `}`
 //! must be read by this grammar. The call ends just past `<tool_call|>`, or past the turn end
 //! `<turn|>` when the model closes with it right after the `}`; anything else after the `}`
-//! (white space, a second `call:`) breaks it. Plain `"` or `'` quotes, the parenthesis syntax,
-//! a stray `:` before `call:`, a repeated key and an unterminated string are refused (the last
-//! is never complete).
+//! (white space, a second `call:`) breaks it. Single quotes `'`, the parenthesis syntax,
+//! a stray `:` before `call:`, a top-level key in plain quotes with an escape (a parameter's
+//! name is its bytes as written), a repeated key and an unterminated string are refused (the
+//! last is never complete).
 
 use std::ops::Range;
 
 use super::{duplicate, need, push_json_string, ready, ws};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, settle};
-use crate::json::{MAX_DEPTH, whole};
+use crate::json::{MAX_DEPTH, Mode, Reader, whole};
 use crate::lex::{Meter, Poll, next_lt, starts_with};
 use crate::vocab::gemma::{CALL_CLOSE, HEAD, QUOTE, TURN_END};
 
@@ -58,6 +63,9 @@ enum State {
     ItemOrEnd,
     /// A string, from this offset.
     Str(usize),
+    /// A string in plain double quotes, its `"` at this offset, read by `self.plain`; a key
+    /// when `key`.
+    Plain { start: usize, key: bool },
     /// A bare literal, from this offset.
     Bare(usize),
     /// After a value: white space, then `,` or the container's closer.
@@ -82,6 +90,8 @@ pub(crate) struct Gemma {
     key: Range<usize>,
     value_start: usize,
     json: String,
+    /// The JSON reader of a string in plain double quotes.
+    plain: Reader,
 }
 
 impl Gemma {
@@ -95,6 +105,7 @@ impl Gemma {
             key: at..at,
             value_start: at,
             json: String::new(),
+            plain: Reader::new(at, Mode::VALUE),
         }
     }
 
@@ -132,6 +143,7 @@ impl Gemma {
                         need(b, &mut self.pos, QUOTE, meter)?;
                         State::QuotedKey(self.pos)
                     }
+                    b'"' => self.plain_open(at, true),
                     c if key_byte(c) => State::BareKey(at),
                     _ => State::Decided(Step::Failed(at)),
                 }
@@ -176,6 +188,7 @@ impl Gemma {
                         need(b, &mut self.pos, QUOTE, meter)?;
                         State::Str(self.pos)
                     }
+                    b'"' => self.plain_open(at, false),
                     c if bare_byte(c) => State::Bare(at),
                     _ => State::Decided(Step::Failed(at)),
                 }
@@ -190,6 +203,31 @@ impl Gemma {
                     self.param(spans, start..end, ValueKind::Text);
                 }
                 State::After
+            }
+            State::Plain { start, key } => {
+                let end = match self.plain.poll_end(b, false, meter) {
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(Ok(end)) => end,
+                    Poll::Ready(Err(at)) => return Err(Step::Failed(at)),
+                };
+                self.pos = end;
+                // The bytes between the quotes, when they hold no escape.
+                let inner = start + 1..end - 1;
+                let plain = !b[inner.clone()].contains(&b'\\');
+                if self.nested() {
+                    self.json.push_str(&text[start..end]);
+                } else if key {
+                    if !plain {
+                        return Err(Step::Failed(start));
+                    }
+                    self.key = inner;
+                } else if plain {
+                    self.param(spans, inner, ValueKind::Text);
+                } else {
+                    let json = text[start..end].to_owned();
+                    self.param(spans, start..end, ValueKind::Converted(json));
+                }
+                if key { State::Colon } else { State::After }
             }
             State::Bare(start) => {
                 let end = run_of(b, start, &mut self.pos, MAX_NAME, bare_byte, meter)?;
@@ -234,6 +272,13 @@ impl Gemma {
                 }
             }
         })
+    }
+
+    /// A string in plain double quotes opens at `at` (a key when `key`).
+    fn plain_open(&mut self, at: usize, key: bool) -> State {
+        self.plain = Reader::new(at, Mode::VALUE);
+        self.pos = at;
+        State::Plain { start: at, key }
     }
 
     /// An object (or an array) opens at `at`.
@@ -305,7 +350,7 @@ impl Body for Gemma {
     }
 
     fn in_parameter(&self) -> bool {
-        matches!(self.state, State::Str(_))
+        matches!(self.state, State::Str(_) | State::Plain { key: false, .. })
     }
 }
 
