@@ -27,8 +27,9 @@
 //!   an expression (`1+2`, `f(x)`), a number JSON would not read (`0x10`, `1_000`, `.5`, `5.`),
 //!   a string with a prefix (`r'...'`, `b'...'`, `f'...'`), a triple-quoted string, two strings
 //!   side by side, a line break inside a string, `\N{...}`, a lone surrogate, a dict key that is
-//!   not a string, a parenthesized value without a comma (`(1)` is not a tuple); the call breaks
-//!   where the first such byte stands.
+//!   not a string, a parenthesized value without a comma (`(1)` is not a tuple), white space
+//!   between the name and `(`, a call without the list's `[`; the call breaks where the first
+//!   such byte stands. Every rule, and where the peers differ, is in `docs/forms.md` (LFM).
 //!
 //! Each argument becomes a parameter: a string without escapes is [`ValueKind::Text`] (the bytes
 //! between its quotes), a string with escapes [`ValueKind::Converted`] (the JSON string of its
@@ -737,4 +738,44 @@ fn key_byte(c: u8) -> bool {
 /// A byte of a number (the run is then checked as a JSON number).
 fn number_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-' | b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn soup() {
+        let pieces = [
+            "a=1",
+            "b='v, )'",
+            "c=\"x\\\"y\"",
+            "d=[1, (2,), {'k': None}]",
+            "e=True",
+            ",",
+            ", ",
+            ")",
+            ")",
+            ")]",
+            "(",
+            "[",
+            "]",
+            "{",
+            "}",
+            ":",
+            "=",
+            "'",
+            "\"",
+            "\\",
+            "\\x4",
+            "-2.5",
+            "x",
+            " ",
+            "\n",
+            "é",
+        ];
+        super::super::cases::run_soup("<|tool_call_start|>[f(", &pieces, &|at| {
+            Box::new(Pythonic::new(&LFM, at))
+        });
+    }
 }
