@@ -29,6 +29,10 @@ fuzz_target!(|data: &[u8]| {
     let call = first_call(text, &catalog);
     if d.outcome == Outcome::Translated {
         assert!(call.is_ok(), "translated but first_call says {call:?}");
+        // The decision carries that call, and its request is rendered from it.
+        assert_eq!(call.as_ref().ok(), d.call.as_ref());
+        let c = d.call.as_ref().expect("a translation carries its call");
+        assert_eq!(Some(c.agent_zero_request()), d.request);
     }
     let mut scanner = Scanner::new();
     if let Found::Call(c) = scanner.finish(text) {

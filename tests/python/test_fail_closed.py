@@ -1,4 +1,4 @@
-"""Issue 16 on the stand-ins of every Agent Zero generation: settings that cannot be read
+"""Failing closed, on the stand-ins of every Agent Zero generation: settings that cannot be read
 leave the bridge off or narrower, a turn keeps the settings it began with, nothing but Agent
 Zero's own control flow escapes from a plugin entry point whatever it is handed, re-asks are
 counted, logged and backed off, split surrogates are joined, notification text is escaped."""
@@ -114,9 +114,9 @@ async def test_settings_agent_zero_cannot_read_leave_the_bridge_off(a0, monkeypa
 
 
 async def test_a_save_during_a_re_ask_applies_from_the_next_turn(a0):
-    """Issue 16: settings saved while a turn asks again made the re-asked reply meet a new
-    session, which had no turn open; the good re-asked reply was lost and the discarded
-    looping one went into history."""
+    """A turn keeps its settings: settings saved while a turn asks again made the re-asked
+    reply meet a new session, which had no turn open; the good re-asked reply was lost and
+    the discarded looping one went into history."""
     agent, provider = make_agent(a0, [LOOP, LS_CALL, JSON_REPLY])
     state = a0.turns.state_of(agent)
     first_stops = ctb.Session(ctb.Config()).begin_turn(CLAUDE, []).stops

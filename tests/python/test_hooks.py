@@ -462,7 +462,7 @@ async def test_a_missing_wheel_leaves_everything_alone_and_says_so_once(a0, monk
     assert a0.plugins.get_plugin_config("claude_tool_bridge") == {"early_stop": False}
 
 
-# ---------------------------------------------------------------- the loop's order (issue 9)
+# ---------------------------------------------------------------- the loop's order
 
 
 async def test_the_safety_check_judges_the_reply_that_runs_after_a_silent_re_ask(a0):

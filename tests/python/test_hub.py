@@ -1,5 +1,5 @@
 """What `cargo xtask bundle` (and `cargo xtask dist`, which calls the same code) ships, checked
-the way its readers check it (issue 16):
+the way its readers check it (what a release ships is what they accept):
 
 - the Plugin Hub entry as agent0ai/a0-plugins' pull-request check reads it: one folder named
   like a plugin, holding `index.yaml` and at most one thumbnail, nothing else; `index.yaml`

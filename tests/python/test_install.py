@@ -1,7 +1,7 @@
 """How the plugin gets its wheel, without network: (1) a bundled wheel that fits this Python
 and platform, (2) else `claude-tool-bridge==<version>` from the package index, (3) else it
 stays inert and says why once (log line and notification), and Agent Zero runs as without
-it. Only a wheel whose sha256 is in the plugin's `wheels.lock` is installed (issue 16). Each
+it. Only a wheel whose sha256 is in the plugin's `wheels.lock` is installed (a locked wheel). Each
 path runs real pip against a fresh virtualenv; the index is a local file:// index or an
 address nothing listens on."""
 
@@ -187,7 +187,7 @@ def test_an_empty_wheels_folder_is_said_plainly(plugin_dir, target, no_index, tm
     assert outcome.reason.startswith("the plugin folder has no bundled wheel")
 
 
-# ---------------------------------------------------------------- the lock (issue 16)
+# ---------------------------------------------------------------- the lock
 
 
 def test_an_unlocked_bundled_wheel_is_refused_without_running_pip(plugin_dir, tmp_path):

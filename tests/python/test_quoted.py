@@ -1,4 +1,4 @@
-"""Issue 15 in Agent Zero: markup the model only quotes never runs. On the stand-ins of every
+"""Quotation in Agent Zero: markup the model only quotes never runs. On the stand-ins of every
 generation: a call copied from a tool result (an echo) and a call enclosed in a JSON
 request's strings do not run, with or without the provider stop; a real leak still does.
 Also the wheel's API for it: Echoes, model= and echoes= on the stateless calls, and

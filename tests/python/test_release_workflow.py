@@ -1,5 +1,6 @@
-"""The release workflow builds what issue 9 asks for (the targets pydantic-core and jiter
-ship), checks each wheel on its own platform and publishes only from a version tag."""
+"""The release workflow builds a wheel for every platform users run on (the targets
+pydantic-core and jiter ship), checks each wheel on its own platform and publishes only from
+a version tag."""
 
 from __future__ import annotations
 
@@ -63,9 +64,9 @@ def test_actions_are_pinned_to_commits():
 
 
 def test_the_bundle_locks_every_wheel_built():
-    """Issue 16: the bundle job hands every platform's wheel to `cargo xtask bundle`, which
-    writes their sha256 into wheels.lock (the same code `cargo xtask dist` runs), and the
-    release carries the bundle and the hub trees."""
+    """Every wheel is locked: the bundle job hands every platform's wheel to `cargo xtask
+    bundle`, which writes their sha256 into wheels.lock (the same code `cargo xtask dist`
+    runs), and the release carries the bundle and the hub trees."""
     bundle = JOBS["bundle"]
     download = next(s for s in bundle["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
     assert download["with"]["pattern"] == "wheel-*" and download["with"]["merge-multiple"] is True

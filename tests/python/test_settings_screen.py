@@ -23,6 +23,8 @@ SAVED_FILES = {
     "bad values": {"enabled": "false", "models": ["claude", 5], "prose_min_chars": "lots"},
     "an unknown key": {"colour": "blue", "loop_guard": False},
     "a non-mapping families": {"families": ["claude"]},
+    "a deployment's forms": {"forms": {"*deepseek-v4*": ["qwen3_coder"]}},
+    "a bad form code": {"forms": {"v4": ["qwen3_coder", "qwen3"], "odd": 3}},
 }
 
 
@@ -90,6 +92,13 @@ async def test_each_warning_is_shown_with_its_key(a0):
     # the same lines the log has, once each
     said = [line.split("settings: ", 1)[1] for line in a0.printed if "settings: " in line]
     assert said == [w["text"] for w in shown["_warnings"]]
+
+
+async def test_a_bad_form_code_is_shown_at_the_forms_field(a0):
+    shown = (await view(a0, get_config(a0, SAVED_FILES["a bad form code"])))["data"]
+    assert [w["key"] for w in shown["_warnings"]] == ["forms", "forms"]
+    assert "`qwen3` is not a markup form" in shown["_warnings"][0]["text"]
+    assert shown["forms"] == {"v4": ["qwen3_coder"], "odd": []}
 
 
 async def test_a_file_agent_zero_cannot_use_leaves_the_bridge_off_on_the_screen_too(a0):

@@ -53,7 +53,7 @@ def test_default_config_yaml_is_exactly_the_rust_defaults():
     assert list(from_file) == list(defaults)
     assert list(defaults) == [
         "enabled", "models", "families", "early_stop", "stop_sequence", "loop_guard",
-        "prose_as_response", "prose_min_chars", "all_forms",
+        "prose_as_response", "prose_min_chars", "all_forms", "forms",
     ]
     assert ctb.Config.from_yaml((PLUGIN / "default_config.yaml").read_text()).warnings == []
 
@@ -116,8 +116,8 @@ def test_an_unreadable_models_value_covers_no_model(settings, warning):
 
 
 def test_an_unreadable_value_costs_its_own_key_only():
-    """Issue 16: a NaN anywhere used to throw the whole saved document away, so a saved
-    `enabled: false` silently became true."""
+    """Settings fail closed key by key: a NaN anywhere used to throw the whole saved
+    document away, so a saved `enabled: false` silently became true."""
     config = ctb.Config.from_dict({"enabled": False, "prose_min_chars": float("nan"),
                                    1: True, "x": [1, object()]})
     assert config.enabled is False
@@ -175,7 +175,7 @@ def test_catalog():
     assert len(empty) == 0
     empty.extend(shown)
     assert len(empty) == len(shown)
-    # extending a catalog with itself (issue 8: "Already mutably borrowed")
+    # extending a catalog with itself (once raised "Already mutably borrowed")
     empty.extend(empty)
     assert len(empty) == len(shown)
 
@@ -354,7 +354,7 @@ def _ledger_call(digits: str) -> str:
 
 
 def test_a_call_holding_an_integer_python_cannot_read_is_refused_without_an_exception():
-    """Issue 16: `Decision.request`, `first_call` and `loads` raised an undocumented
+    """Python's integer limit: `Decision.request`, `first_call` and `loads` raised an undocumented
     ValueError for an integer over 4,300 digits (Python's int-from-text limit)."""
     catalog = ctb.Catalog.from_text((REPO / "fixtures" / "catalogs" / "typed.json").read_text())
     limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300

@@ -310,13 +310,17 @@ fn coerce(case: &Value) -> Verdict {
     let Ok(catalog) = Catalog::from_text(&def.to_string()) else {
         return Verdict::Disagree("the schema does not load".to_owned());
     };
-    let mut reply = String::from("<invoke name=\"t\">\n");
+    // Claude's form, spelled by the vocabulary.
+    use ctb_invoke::vocab::{END_TAG, INVOKE, NAME_ATTR, PARAMETER};
+    let mut reply = format!("<{INVOKE} {NAME_ATTR}=\"t\">\n");
     for p in case["raw_params"].as_array().into_iter().flatten() {
         let name = p["name"].as_str().unwrap_or_default();
         let value = p["rawValue"].as_str().unwrap_or_default();
-        reply.push_str(&format!("<parameter name=\"{name}\">{value}</parameter>\n"));
+        reply.push_str(&format!(
+            "<{PARAMETER} {NAME_ATTR}=\"{name}\">{value}{END_TAG}{PARAMETER}>\n"
+        ));
     }
-    reply.push_str("</invoke>");
+    reply.push_str(&format!("{END_TAG}{INVOKE}>"));
     let rejected = case.get("expected_rejected").and_then(Value::as_bool) == Some(true);
     match (rejected, first_call(&reply, &catalog)) {
         (true, Err(_)) => Verdict::Agree,

@@ -214,233 +214,421 @@ fn parser_conformance_holds() {
     crate::parsers::run(&docs, true).unwrap();
 }
 
-/// The non-test source of a Rust file: comment lines and test code left out. A file that is a
-/// test module (`#![cfg(test)]` after its documentation) is all test code; elsewhere an item
-/// under `#[cfg(test)]` is: a module written in the file, up to the `}` that closes it at its
-/// own indent, or one line (a module declared elsewhere, a field, a statement). The rest of
-/// the file after a test item is read on.
-fn code_lines(text: &str) -> Vec<(usize, &str)> {
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.iter().any(|l| l.trim() == "#![cfg(test)]") {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut n = 0;
-    while n < lines.len() {
-        let line = lines[n];
-        if line.trim() != "#[cfg(test)]" {
-            if !line.trim_start().starts_with("//") {
-                out.push((n, line));
-            }
-            n += 1;
-            continue;
-        }
-        // The item under the attribute (other attributes may come between).
-        n += 1;
-        while n < lines.len() && lines[n].trim_start().starts_with("#[") {
-            n += 1;
-        }
-        let Some(item) = lines.get(n) else { break };
-        n += 1;
-        if item.trim_end().ends_with('{') {
-            let indent = &item[..item.len() - item.trim_start().len()];
-            let close = format!("{indent}}}");
-            while n < lines.len() && lines[n].trim_end() != close {
-                n += 1;
-            }
-            n += 1;
-        }
-    }
-    out
+/// A Rust file as the tidy checks read it: its code outside test modules, with comments and
+/// the contents of string literals blanked (line breaks kept, so lines keep their numbers),
+/// and its string literals (plain, byte and raw, escapes kept) with their line numbers.
+///
+/// Only test modules are left out: a `#[cfg(test)]` on a `mod name { ... }` skips that module
+/// to its closing brace (strings and comments inside it read as such, so their braces do not
+/// count); a `#[cfg(test)]` on anything else (a field, a function) leaves it in; a file that
+/// says `#![cfg(test)]` is a test module and is skipped whole.
+struct Code<'a> {
+    code: String,
+    literals: Vec<(usize, &'a str)>,
 }
 
-/// Whether a string literal's bytes spell call markup: a tag (`<` then a letter, `/`, `|` or
-/// the full-width bar), a special token's end (`|>`), or a bracket token.
-fn spells_markup(literal: &[u8]) -> bool {
-    literal.windows(2).any(|w| {
+impl<'a> Code<'a> {
+    fn read(text: &'a str) -> Self {
+        let b = text.as_bytes();
+        let mut code = String::with_capacity(text.len());
+        let mut literals = Vec::new();
+        if text.contains("#![cfg(test)]") {
+            return Self { code, literals };
+        }
+        let line_of = |at: usize| 1 + b[..at].iter().filter(|&&c| c == b'\n').count();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        // Blanks `from..to` in the code kept (line breaks stay).
+        let blank = |code: &mut String, from: usize, to: usize| {
+            code.extend(
+                b[from..to]
+                    .iter()
+                    .map(|&c| if c == b'\n' { '\n' } else { ' ' }),
+            );
+        };
+        let mut depth = 0usize;
+        // The depth a skipped test module's closing brace returns to.
+        let mut skipping: Option<usize> = None;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let prev = if i > 0 { b[i - 1] } else { b' ' };
+            // Comments.
+            if c == b'/' && b.get(i + 1) == Some(&b'/') {
+                let end = memchr_from(b, b'\n', i).unwrap_or(b.len());
+                blank(&mut code, i, end);
+                i = end;
+                continue;
+            }
+            if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                let (mut j, mut nest) = (i + 2, 1);
+                while j < b.len() && nest > 0 {
+                    if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
+                        nest += 1;
+                        j += 2;
+                    } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
+                        nest -= 1;
+                        j += 2;
+                    } else {
+                        j += 1;
+                    }
+                }
+                blank(&mut code, i, j);
+                i = j;
+                continue;
+            }
+            // Raw strings: r"..", r#".."#, br"..", br#".."#.
+            let raw_at = if c == b'r' && !ident(prev) {
+                Some(i + 1)
+            } else if c == b'b' && b.get(i + 1) == Some(&b'r') && !ident(prev) {
+                Some(i + 2)
+            } else {
+                None
+            };
+            if let Some(mut j) = raw_at {
+                let hashes = b[j..].iter().take_while(|&&h| h == b'#').count();
+                j += hashes;
+                if b.get(j) == Some(&b'"') {
+                    let close: Vec<u8> = std::iter::once(b'"')
+                        .chain(std::iter::repeat_n(b'#', hashes))
+                        .collect();
+                    let start = j + 1;
+                    let end = find_from(b, &close, start).unwrap_or(b.len());
+                    if skipping.is_none() {
+                        literals.push((line_of(start), &text[start..end]));
+                    }
+                    code.push_str(&text[i..start]);
+                    blank(&mut code, start, end);
+                    i = (end + close.len()).min(b.len());
+                    code.push_str(&text[end..i]);
+                    continue;
+                }
+            }
+            // Plain and byte strings (the `b` is copied as code).
+            if c == b'"' {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                if skipping.is_none() {
+                    literals.push((line_of(start), &text[start..end]));
+                }
+                code.push('"');
+                blank(&mut code, start, end);
+                if end < b.len() {
+                    code.push('"');
+                }
+                i = end + 1;
+                continue;
+            }
+            // Character literals ('x', '\n', '\u{..}', b'x'); a lifetime is code.
+            if c == b'\'' {
+                let end = if b.get(i + 1) == Some(&b'\\') {
+                    memchr_from(b, b'\'', i + 3)
+                } else {
+                    let len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    (b.get(i + 1 + len) == Some(&b'\'')).then_some(i + 1 + len)
+                };
+                if let Some(end) = end {
+                    code.push('\'');
+                    blank(&mut code, i + 1, end);
+                    code.push('\'');
+                    i = end + 1;
+                    continue;
+                }
+            }
+            // A test module: skipped to its closing brace.
+            if c == b'#' && text[i..].starts_with("#[cfg(test)]") && skipping.is_none() {
+                if let Some(open) = test_module_brace(text, i + "#[cfg(test)]".len()) {
+                    blank(&mut code, i, open + 1);
+                    skipping = Some(depth);
+                    depth += 1;
+                    i = open + 1;
+                    continue;
+                }
+            }
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if skipping == Some(depth) {
+                        skipping = None;
+                        code.push(' ');
+                        i += 1;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            if skipping.is_some() {
+                code.push(if c == b'\n' { '\n' } else { ' ' });
+                i += 1;
+            } else {
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                code.push_str(&text[i..i + len]);
+                i += len;
+            }
+        }
+        Self { code, literals }
+    }
+
+    /// The lines of the code (comments, test modules and string contents blanked), numbered
+    /// from 1.
+    fn lines(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.code.lines().enumerate().map(|(n, l)| (n + 1, l))
+    }
+}
+
+/// Where the `{` of the module a `#[cfg(test)]` (ending at `from`) applies to is, when it
+/// applies to an inline module: past white space, line comments, other attributes and a
+/// visibility, `mod name {`.
+fn test_module_brace(text: &str, from: usize) -> Option<usize> {
+    let mut rest = &text[from..];
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(after) = trimmed.strip_prefix("//") {
+            rest = after.split_once('\n').map_or("", |(_, r)| r);
+        } else if trimmed.starts_with("#[") {
+            rest = &trimmed[trimmed.find(']')? + 1..];
+        } else {
+            rest = trimmed;
+            break;
+        }
+    }
+    for vis in ["pub(crate) ", "pub(super) ", "pub "] {
+        rest = rest.strip_prefix(vis).unwrap_or(rest);
+    }
+    let name = rest.strip_prefix("mod ")?.trim_start();
+    let after = name.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    after
+        .trim_start()
+        .starts_with('{')
+        .then(|| text.len() - after.trim_start().len())
+}
+
+fn memchr_from(b: &[u8], byte: u8, from: usize) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&c| c == byte)
+        .map(|at| from + at)
+}
+
+fn find_from(b: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    b.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|at| from + at)
+}
+
+/// Whether a string literal spells the vocabulary's markup: one of its tokens or tags (its
+/// literals that spell markup, three bytes or more: `tokens`), or a tag, opening or closing,
+/// named by one of its words (`names`, in any namespace). The check for code that reads no
+/// markup, where `<` and a letter are also usage texts' placeholders and format strings'
+/// alignment.
+fn spells_vocabulary_markup(
+    literal: &str,
+    tokens: &std::collections::BTreeSet<&str>,
+    names: &std::collections::BTreeSet<&str>,
+) -> bool {
+    if tokens.iter().any(|t| literal.contains(t)) {
+        return true;
+    }
+    literal.match_indices('<').any(|(at, _)| {
+        let rest = &literal[at + 1..];
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        let name: &str = rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '-')))
+            .next()
+            .unwrap_or("");
+        let local = name.rsplit(':').next().unwrap_or(name);
+        names.contains(local)
+    })
+}
+
+/// Whether a string literal spells call markup: a tag (`<` then a letter, `/`, `|` or the
+/// full-width bar), a special token's end (`|>`), or a bracket token.
+fn spells_markup(literal: &str) -> bool {
+    let b = literal.as_bytes();
+    b.windows(2).any(|w| {
         w[0] == b'<' && (w[1].is_ascii_alphabetic() || matches!(w[1], b'/' | b'|' | 0xEF))
             || w == b"|>"
-    }) || literal.windows(12).any(|w| w == b"[TOOL_CALLS]")
-}
-
-/// The string literals of a line, as the bytes they stand for: `"..."`, byte strings
-/// (`b"..."`), raw strings (`r"..."`, `r#"..."#`, `br"..."`) and byte literals (`b'<'`, each a
-/// literal of its own), escapes decoded (`\u{ff5c}` is the full-width bar's bytes, `\x3c` a
-/// `<`).
-fn literals(line: &str) -> Vec<Vec<u8>> {
-    let b = line.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        // A raw string: `r`, hashes, a quote; it ends at a quote followed by as many hashes.
-        let raw_at = if b[i] == b'r' {
-            Some(i + 1)
-        } else if b[i] == b'b' && b.get(i + 1) == Some(&b'r') {
-            Some(i + 2)
-        } else {
-            None
-        };
-        if let Some(at) = raw_at.filter(|_| i == 0 || !is_ident(b[i - 1])) {
-            let hashes = b[at..].iter().take_while(|c| **c == b'#').count();
-            if b.get(at + hashes) == Some(&b'"') {
-                let start = at + hashes + 1;
-                let mut end = start;
-                let closer: Vec<u8> = std::iter::once(b'"')
-                    .chain(std::iter::repeat_n(b'#', hashes))
-                    .collect();
-                while end < b.len() && !b[end..].starts_with(&closer) {
-                    end += 1;
-                }
-                out.push(b[start..end.min(b.len())].to_vec());
-                i = end + closer.len();
-                continue;
-            }
-        }
-        if b[i] == b'\'' {
-            // A char or byte literal ('"', b'<', '\n'); a lifetime (`'a`) has no closing quote.
-            let len = if b.get(i + 1) == Some(&b'\\') {
-                b[i + 2..].iter().position(|c| *c == b'\'').map(|k| k + 3)
-            } else {
-                let ch = line[i + 1..].chars().next().map_or(1, char::len_utf8);
-                (b.get(i + 1 + ch) == Some(&b'\'')).then_some(ch + 2)
-            };
-            if let Some(len) = len {
-                out.push(unescape(&line[i + 1..i + len - 1]));
-                i += len;
-                continue;
-            }
-        }
-        if b[i] == b'"' {
-            let start = i + 1;
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            out.push(unescape(&line[start..i.min(line.len())]));
-        }
-        i += 1;
-    }
-    out
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
-/// The bytes a literal's text stands for: Rust's escapes decoded.
-fn unescape(text: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push(b'\n'),
-            Some('r') => out.push(b'\r'),
-            Some('t') => out.push(b'\t'),
-            Some('0') => out.push(0),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                out.push(u8::from_str_radix(&hex, 16).unwrap_or(b'?'));
-            }
-            Some('u') => {
-                let hex: String = chars
-                    .by_ref()
-                    .skip_while(|c| *c == '{')
-                    .take_while(|c| *c != '}')
-                    .collect();
-                let c = u32::from_str_radix(&hex, 16)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .unwrap_or('?');
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-            // A line continuation, or an escaped quote or backslash.
-            Some(c) if c.is_whitespace() => {}
-            Some(c) => {
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-            None => {}
-        }
-    }
-    out
+    }) || literal.contains("[TOOL_CALLS]")
 }
 
 #[test]
-fn only_the_vocabulary_spells_a_tag() {
+fn the_tidy_reader_skips_test_modules_only_and_reads_every_literal() {
+    let text = r####"//! Doc "<invoke>" in a comment.
+struct S {
+    #[cfg(test)]
+    field: bool,
+}
+const A: &str = "<a>"; // "<comment>"
+const B: &[u8] = b"<b>";
+const C: &str = r#"<c "quoted">"#;
+const D: &[u8] = br"<d>";
+const E: char = '"';
+fn f<'a>(x: &'a str) -> &'a str { /* "<block>" */ "{e}" }
+#[cfg(test)]
+mod tests {
+    const T: &str = "<test>";
+    fn g() { let _ = "}"; }
+}
+const F: &str = "<after the tests>";
+"####;
+    let code = Code::read(text);
+    let got: Vec<(usize, &str)> = code.literals.clone();
+    assert_eq!(
+        got,
+        [
+            (6, "<a>"),
+            (7, "<b>"),
+            (8, "<c \"quoted\">"),
+            (9, "<d>"),
+            (11, "{e}"),
+            (17, "<after the tests>"),
+        ]
+    );
+    assert_eq!(code.code.lines().count(), text.lines().count());
+    assert!(code.code.contains("field: bool"));
+    assert!(!code.code.contains("tests") && !code.code.contains("comment"));
+    // The markup readers' files are read past a `#[cfg(test)]` field (scan.rs has one).
+    let scan = read(&root().join("crates/ctb-invoke/src/scan.rs"));
+    let field = scan
+        .find("#[cfg(test)]")
+        .expect("scan.rs has a test-only item");
+    let read_lines = Code::read(&scan)
+        .lines()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .count();
+    let before_field = scan[..field].lines().count();
+    assert!(
+        read_lines > before_field + 100,
+        "{read_lines} <= {before_field}"
+    );
+    // Outside the markup readers: the vocabulary's tokens and tags, not placeholders.
+    let vocab = read(&root().join("crates/ctb-invoke/src/vocab.rs"));
+    let words: std::collections::BTreeSet<&str> = Code::read(&vocab)
+        .literals
+        .into_iter()
+        .map(|(_, w)| w)
+        .filter(|w| w.len() >= 3)
+        .collect();
+    let tokens = words.iter().copied().filter(|w| spells_markup(w)).collect();
+    let names = words
+        .iter()
+        .copied()
+        .filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .collect();
+    for (literal, spelled) in [
+        ("<invoke name=\"t\">", true),
+        ("x LT/ns:parameter>", true),
+        ("<tool_call>", true),
+        ("usage: <command> [DIR]", false),
+        ("{:<name_w$}", false),
+        ("tool_name", false),
+    ] {
+        let literal = literal.replace("LT", "<");
+        assert_eq!(
+            spells_vocabulary_markup(&literal, &tokens, &names),
+            spelled,
+            "{literal}"
+        );
+    }
+    assert!(
+        Code::read("//! A test file.\n#![cfg(test)]\nconst X: &str = \"<x>\";\n")
+            .literals
+            .is_empty()
+    );
+}
+
+#[test]
+fn only_the_registry_and_the_vocabulary_spell_a_tag() {
     // Adding a family is a registry row; nothing else names its markup. The grammar's
-    // engines, the registry's tables, the guard, the prose policy and the echo index take
-    // every tag, token and marker from `ctb_invoke::vocab` (or from the registry's rows).
-    let vocab_file = root().join("crates/ctb-invoke/src/vocab.rs");
-    let registry = root().join("crates/ctb-invoke/src/registry.rs");
+    // bodies, the guard, the prose policy, the echo index, the facade and xtask take every
+    // tag, token and marker from `ctb_invoke::registry` or `ctb_invoke::vocab`.
+    let allowed = [
+        root().join("crates/ctb-invoke/src/registry.rs"),
+        root().join("crates/ctb-invoke/src/vocab.rs"),
+    ];
     // Every word the vocabulary spells (its string constants): spelled anywhere else, it is
     // a second place for the same fact.
-    let vocab = read(&vocab_file);
-    let words: std::collections::BTreeSet<Vec<u8>> = code_lines(&vocab)
+    let vocab = read(&allowed[1]);
+    let words: std::collections::BTreeSet<&str> = Code::read(&vocab)
+        .literals
         .into_iter()
-        .flat_map(|(_, l)| literals(l))
+        .map(|(_, w)| w)
         .filter(|w| w.len() >= 3)
         .collect();
     assert!(words.len() > 20, "the vocabulary's words were not found");
-    let mut found = Vec::new();
+    // Its tokens and tags, and the words that name tags.
+    let tokens: std::collections::BTreeSet<&str> =
+        words.iter().copied().filter(|w| spells_markup(w)).collect();
+    let names: std::collections::BTreeSet<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .collect();
+    assert!(
+        tokens.len() > 10 && names.len() > 5,
+        "the vocabulary's tags were not found"
+    );
+    // Where to look, and how strictly.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Reads {
+        // Code that reads markup: no tag-shaped text (`<` and a letter, `|>`, `[TOOL_CALLS]`)
+        // and no vocabulary word at all.
+        Markup,
+        // Code that reads no markup (the facade, xtask): none of the vocabulary's tokens or
+        // tags. Bare words are allowed there: they are the keys of the JSON it writes and
+        // reads (Agent Zero's request: `thoughts`, `tool_name`; tool definitions: `name`,
+        // `parameters`), which no reply's markup decides. Nor is every `<` and a letter:
+        // usage texts' placeholders (`<command>`) and format strings (`{:<8}`) are no markup.
+        Json,
+    }
+    let mut dirs: Vec<(PathBuf, Reads)> = Vec::new();
     for dir in crate_dirs() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        // The crates that read markup. (The facade, the schema reader, the CLI and the binding
-        // use some of the same words as JSON keys of requests and tool definitions; the test
-        // helpers spell markup in examples and generators.)
-        if !matches!(
-            name.as_str(),
-            "ctb-invoke" | "ctb-guard" | "ctb-prose" | "ctb-echo"
-        ) {
-            continue;
+        match name.as_str() {
+            "ctb-invoke" | "ctb-guard" | "ctb-prose" | "ctb-echo" => {
+                dirs.push((dir, Reads::Markup));
+            }
+            "claude-tool-bridge" => dirs.push((dir, Reads::Json)),
+            // The schema reader, the CLI and the binding use the words as JSON keys of tool
+            // definitions; the test helpers spell markup in examples and generators.
+            _ => {}
         }
+    }
+    // xtask writes the generated docs from the registry rows; its conformance harness
+    // builds calls from the vocabulary.
+    dirs.push((root().join("xtask"), Reads::Json));
+    let mut found = Vec::new();
+    for (dir, reads) in dirs {
         let mut files = Vec::new();
         walk(&dir.join("src"), &mut files);
         for file in files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "rs"))
         {
-            if *file == vocab_file {
+            if allowed.contains(file) {
                 continue;
             }
             let text = read(file);
-            // The registry's tables name families (codes, titles, model patterns) with words
-            // that may also be the vocabulary's (`minimax` is a family and a namespace), and
-            // show each form's markup to the documentation's readers (`looks`, which nothing
-            // reads markup from).
-            let (mut names, mut looks) = (false, false);
-            for (n, line) in code_lines(&text) {
-                let field = line.trim_start();
-                let in_registry = *file == registry;
-                let naming = in_registry
-                    && ["code:", "title:", "patterns:", "models:"]
-                        .iter()
-                        .any(|f| field.starts_with(f));
-                names |= naming && field.ends_with('[');
-                looks |= in_registry && field.starts_with("looks:");
-                if !looks {
-                    for lit in literals(line)
-                        .into_iter()
-                        .filter(|l| spells_markup(l) || words.contains(l) && !(naming || names))
-                    {
-                        let lit = String::from_utf8_lossy(&lit);
-                        found.push(format!("{}:{}: \"{lit}\"", file.display(), n + 1));
-                    }
+            for (line, lit) in Code::read(&text).literals {
+                let spelled = match reads {
+                    Reads::Markup => spells_markup(lit) || words.contains(lit),
+                    Reads::Json => spells_vocabulary_markup(lit, &tokens, &names),
+                };
+                if spelled {
+                    let rel = file.strip_prefix(root()).unwrap_or(file);
+                    found.push(format!("{}:{line}: \"{lit}\"", rel.display()));
                 }
-                names &= !field.starts_with(']');
-                // A `looks` text runs on over lines that end in a line continuation.
-                looks &= field.ends_with('\\');
             }
         }
     }
     assert!(
         found.is_empty(),
-        "tags spelled outside the vocabulary:\n{}",
+        "tags spelled outside the registry and the vocabulary:\n{}",
         found.join("\n")
     );
 }
@@ -448,7 +636,8 @@ fn only_the_vocabulary_spells_a_tag() {
 /// The modules a file of a crate uses (`crate::x` paths), by name.
 fn module_uses(text: &str) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
-    for (_, line) in code_lines(text) {
+    let code = Code::read(text);
+    for (_, line) in code.lines() {
         let mut rest = line;
         while let Some(at) = rest.find("crate::") {
             rest = &rest[at + "crate::".len()..];
@@ -552,28 +741,4 @@ fn generated_parts_match_the_registry() {
     // The families tables, the default model patterns and the stubs' codes are written from
     // the registry (`cargo xtask registry`).
     crate::registry::sync(true).unwrap();
-}
-
-#[test]
-fn the_source_reader_skips_test_items_only_and_decodes_literals() {
-    let text = "struct S {\n    #[cfg(test)]\n    one: bool,\n    two: u8,\n}\n#[cfg(test)]\nmod cases;\nfn f() -> &'static str { \"a\" }\n#[cfg(test)]\n#[allow(dead_code)]\nmod tests {\n    fn g() { let _ = \"<invoke\"; }\n}\nconst X: &[u8] = b\"<|x\";\n";
-    let lines: Vec<&str> = code_lines(text).into_iter().map(|(_, l)| l).collect();
-    assert!(lines.contains(&"    two: u8,") && !lines.contains(&"    one: bool,"));
-    assert!(lines.iter().any(|l| l.contains("fn f()")));
-    assert!(lines.iter().any(|l| l.contains("const X")));
-    assert!(!lines.iter().any(|l| l.contains("<invoke")));
-    assert!(code_lines("//! doc\n#![cfg(test)]\nconst A: &str = \"<x\";").is_empty());
-    let lits = literals(r##"f("<\u{ff5c}DSML", b"<|a", r#"a"b"#, b'<', '"', "\x3cp")"##);
-    assert_eq!(
-        lits,
-        [
-            "<\u{ff5c}DSML".as_bytes(),
-            b"<|a",
-            b"a\"b",
-            b"<",
-            b"\"",
-            b"<p"
-        ]
-    );
-    assert!(spells_markup(&lits[0]) && spells_markup(&lits[5]) && !spells_markup(&lits[2]));
 }

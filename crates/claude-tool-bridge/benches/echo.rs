@@ -1,5 +1,6 @@
-//! The echo check (issue 15) on a 1 MB history: building the index, and checking a call
-//! against it, found and not found; and the ratio the check promises:
+//! The echo check (a call copied from what the agent received) on a 1 MB history: building the
+//! index, and checking a call against it, found and not found; and the ratio the check
+//! promises:
 //!
 //! | name | measured | against | target |
 //! |---|---|---|---|

@@ -1,12 +1,13 @@
-//! A call made ready for a request: the tool looked up, the arguments typed by its schema,
-//! `thoughts`, `headline` and an argument-wrapping `tool_args`/`args` lifted out, and the prose
-//! before the call split into thoughts.
+//! A call made ready for any host: the tool looked up, the arguments typed by its schema,
+//! `thoughts`, `headline` and an argument-wrapping `tool_args`/`args` lifted out of them. How a
+//! host's request is written is not this module's business ([`crate::request`] renders Agent
+//! Zero's).
 
 use ctb_invoke::{Args, Call, Param, ValueKind};
 use ctb_schema::{Tool, TypeError};
 use serde_json::{Map, Value};
 
-use crate::request::{default_headline, request};
+use crate::tool_call::ToolCall;
 use crate::{Catalog, Reason};
 
 /// Parameters the bridge lifts to the top level of the request instead of typing them.
@@ -15,31 +16,14 @@ const HEADLINE: &str = "headline";
 const TOOL_ARGS: &str = "tool_args";
 const ARGS: &str = "args";
 
-/// A call made ready for a request: the tool's typed arguments and what was lifted out of them.
-pub(crate) struct Built {
-    /// The tool name to use: as written, or as listed when the model changed its case.
-    pub(crate) tool: String,
-    pub(crate) thoughts: Vec<String>,
-    pub(crate) headline: Option<String>,
-    pub(crate) args: Map<String, Value>,
-}
-
-pub(crate) fn build_request(
+/// The call `call` of `reply` as a [`ToolCall`]: looks the tool up, types the arguments and
+/// lifts `thoughts`, `headline` and an argument-wrapping `tool_args`/`args` out of them; checks
+/// that arguments are there and the required ones present, and that Python can read them.
+pub(crate) fn build_call(
     reply: &str,
     call: &Call<'_>,
     catalog: &Catalog,
-) -> Result<Value, Reason> {
-    let built = build_call(reply, call, catalog)?;
-    let headline = built
-        .headline
-        .unwrap_or_else(|| default_headline(&built.tool, &built.args));
-    Ok(request(built.thoughts, headline, &built.tool, built.args))
-}
-
-/// Looks the tool up, types the arguments and lifts `thoughts`, `headline` and an
-/// argument-wrapping `tool_args`/`args` out of them; checks that arguments are there and the
-/// required ones present.
-pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Result<Built, Reason> {
+) -> Result<ToolCall, Reason> {
     // A `tool:method` whose tool lists other methods but not this one is unknown. A listed base
     // tool (Agent Zero turns the method into an `action` argument), or the bare family name, is
     // known.
@@ -53,14 +37,18 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
         Some(found) => (found.tool, call.name.to_owned()),
         None => return Err(Reason::UnknownTool),
     };
-    let mut built = Built {
-        tool: name,
-        thoughts: split_thoughts(&call.form.unframe(&reply[..call.prose_end])),
-        headline: None,
-        args: Map::with_capacity(match &call.args {
+    let mut built = ToolCall {
+        form: call.form,
+        family: call.form.family(),
+        name,
+        arguments: Map::with_capacity(match &call.args {
             Args::Params(params) => params.len(),
             Args::Json(_) => 0,
         }),
+        prose: reply[..call.prose_end].to_owned(),
+        span: call.start..call.end,
+        thoughts: Vec::new(),
+        headline: None,
     };
     match &call.args {
         Args::Params(params) => {
@@ -68,16 +56,16 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
                 let declared = tool.param(p.name).is_some();
                 match p.name {
                     THOUGHTS if !declared => built.thoughts.extend(thoughts_param(p.value)),
-                    HEADLINE if !declared => built.set_headline(p.value),
+                    HEADLINE if !declared => set_headline(&mut built, p.value),
                     TOOL_ARGS | ARGS if !declared => {
                         for (k, v) in wrapped_args(tool, p.value)? {
-                            built.args.entry(k).or_insert(v);
+                            built.arguments.entry(k).or_insert(v);
                         }
                     }
                     name => {
-                        if !built.args.contains_key(name) {
+                        if !built.arguments.contains_key(name) {
                             let v = type_param(tool, p)?;
-                            built.args.insert(name.to_owned(), v);
+                            built.arguments.insert(name.to_owned(), v);
                         }
                     }
                 }
@@ -93,33 +81,32 @@ pub(crate) fn build_call(reply: &str, call: &Call<'_>, catalog: &Catalog) -> Res
                     }),
                     HEADLINE if !declared => {
                         if let Value::String(h) = &value {
-                            built.set_headline(h);
+                            set_headline(&mut built, h);
                         }
                     }
                     _ => {
-                        built.args.entry(name).or_insert(value);
+                        built.arguments.entry(name).or_insert(value);
                     }
                 }
             }
-            built.args = tool.type_json_args(built.args).map_err(type_reason)?;
+            built.arguments = tool.type_json_args(built.arguments).map_err(type_reason)?;
         }
     }
-    if built.args.is_empty() {
+    if built.arguments.is_empty() {
         return Err(Reason::NoArguments);
     }
-    if tool.missing_required(&built.args).is_some() {
+    if tool.missing_required(&built.arguments).is_some() {
         return Err(Reason::MissingArgument);
     }
-    crate::request::python_can_read(&built.args)?;
+    crate::request::python_can_read(&built.arguments)?;
     Ok(built)
 }
 
-impl Built {
-    fn set_headline(&mut self, raw: &str) {
-        let h = raw.trim();
-        if !h.is_empty() && self.headline.is_none() {
-            self.headline = Some(h.to_owned());
-        }
+/// Keeps `raw` as the call's headline when it is the first non-blank one.
+fn set_headline(call: &mut ToolCall, raw: &str) {
+    let h = raw.trim();
+    if !h.is_empty() && call.headline.is_none() {
+        call.headline = Some(h.to_owned());
     }
 }
 
@@ -189,98 +176,6 @@ fn wrapped_args(tool: &Tool, raw: &str) -> Result<Map<String, Value>, Reason> {
     }
 }
 
-/// The prose before the call as a list of thoughts: one per paragraph (blank-line separated),
-/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph. The
-/// tags of a reasoning block are dropped and its text kept: it is what the model thought.
-fn split_thoughts(prose: &str) -> Vec<String> {
-    let stripped;
-    // Every reasoning tag starts with `<` or `[`: without either, none can be there.
-    let tags = ctb_invoke::registry::reasoning_tags();
-    let tagged = memchr::memchr2(b'<', b'[', prose.as_bytes()).is_some();
-    let prose = if tagged && tags.iter().any(|t| prose.contains(t.as_str())) {
-        let mut s = prose.to_owned();
-        for t in tags {
-            s = s.replace(t.as_str(), "\n\n");
-        }
-        stripped = s;
-        stripped.as_str()
-    } else {
-        prose
-    };
-    // Most prose is one paragraph of lines that each start with a printable ASCII byte: no
-    // line is blank, so the paragraph is the whole prose, found without reading it line by
-    // line (the blank lines, outside fences, are all that split the prose).
-    if every_line_starts_printable(prose.as_bytes()) {
-        let mut out = Vec::with_capacity(1);
-        push_thought(&mut out, prose, Some((0, prose.len())));
-        return out;
-    }
-    // Paragraphs are found as spans of the prose and copied once each (a paragraph's lines
-    // keep their own line breaks; a carriage return before a line break goes, as `lines`
-    // drops it).
-    let mut out = Vec::new();
-    let mut para: Option<(usize, usize)> = None;
-    let mut fence: Option<&str> = None;
-    // The lines as `split_inclusive('\n')` gives them, their ends found in one pass.
-    let ends = memchr::memchr_iter(b'\n', prose.as_bytes())
-        .map(|i| i + 1)
-        .chain(std::iter::once(prose.len()));
-    let mut next = 0;
-    for end in ends {
-        if end == next {
-            break;
-        }
-        let start = next;
-        next = end;
-        let raw = &prose[start..end];
-        let line = raw.strip_suffix('\n').unwrap_or(raw);
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let trimmed = line.trim_start();
-        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(open), Some(m)) if open == m => fence = None,
-            _ => {}
-        }
-        if fence.is_none() && marker.is_none() && line.trim().is_empty() {
-            push_thought(&mut out, prose, para.take());
-            continue;
-        }
-        let end = start + line.len();
-        para = Some(para.map_or((start, end), |(s, _)| (s, end)));
-    }
-    push_thought(&mut out, prose, para);
-    out
-}
-
-/// Whether `b` is not empty and each of its lines (the text after each line break, when there
-/// is any) starts with a printable ASCII byte, which no white space is.
-fn every_line_starts_printable(b: &[u8]) -> bool {
-    b.first().is_some_and(u8::is_ascii_graphic)
-        && memchr::memchr_iter(b'\n', b).all(|nl| b.get(nl + 1).is_none_or(u8::is_ascii_graphic))
-}
-
-fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>) {
-    let Some((start, end)) = para else {
-        return;
-    };
-    let t = prose[start..end].trim();
-    if t.is_empty() {
-        return;
-    }
-    if memchr::memchr(b'\r', t.as_bytes()).is_some() {
-        // Line by line, as `lines` reads them.
-        let joined: Vec<&str> = t.lines().collect();
-        let joined = joined.join("\n");
-        let t = joined.trim();
-        if !t.is_empty() {
-            out.push(t.to_owned());
-        }
-    } else {
-        out.push(t.to_owned());
-    }
-}
-
 /// A `thoughts` parameter: a JSON array of strings, or plain text split into lines.
 fn thoughts_param(raw: &str) -> Vec<String> {
     let t = raw.trim();
@@ -305,40 +200,6 @@ fn thoughts_param(raw: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    /// Paragraphs as the plain line-by-line reading gives them (what `split_thoughts` must
-    /// agree with).
-    fn thoughts_line_by_line(prose: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut current = String::new();
-        let mut fence: Option<&str> = None;
-        let flush = |current: &mut String, out: &mut Vec<String>| {
-            let t = current.trim();
-            if !t.is_empty() {
-                out.push(t.to_owned());
-            }
-            current.clear();
-        };
-        for line in prose.lines() {
-            let trimmed = line.trim_start();
-            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-            match (fence, marker) {
-                (None, Some(m)) => fence = Some(m),
-                (Some(open), Some(m)) if open == m => fence = None,
-                _ => {}
-            }
-            if fence.is_none() && marker.is_none() && line.trim().is_empty() {
-                flush(&mut current, &mut out);
-                continue;
-            }
-            if !current.is_empty() {
-                current.push('\n');
-            }
-            current.push_str(line);
-        }
-        flush(&mut current, &mut out);
-        out
-    }
-
     #[test]
     fn values_marked_json_or_converted_are_typed_as_json() {
         use ctb_invoke::{Param, ValueKind};
@@ -396,22 +257,5 @@ mod tests {
         }
         let bad = param("n", "{a:1}", ValueKind::Converted(r#"{"a":1}"#.to_owned()));
         assert!(super::type_param(tool, &bad).is_err());
-    }
-
-    #[test]
-    fn thoughts_are_the_paragraphs_line_by_line() {
-        let pieces = [
-            "a", " b", "\n", "\r\n", "\r", "  \n", "```", "~~~", "\t", "é", "\n\n",
-        ];
-        let mut rng = ctb_testkit::Rng::new(7);
-        for _ in 0..20_000 {
-            let n = rng.below(12);
-            let prose: String = (0..n).map(|_| rng.pick(&pieces).to_owned()).collect();
-            assert_eq!(
-                super::split_thoughts(&prose),
-                thoughts_line_by_line(&prose),
-                "{prose:?}"
-            );
-        }
     }
 }

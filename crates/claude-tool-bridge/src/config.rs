@@ -19,6 +19,10 @@
 //! - `families`: an unknown family name is left out, a family whose value is not a list keeps
 //!   its default patterns, bad items are left out as for `models` (the family only picks stop
 //!   strings, it never widens coverage);
+//! - `forms`: an unknown form code is left out and the rest of its list used; a pattern whose
+//!   value is not a list has its models read for **no form** (a call they write is left as it
+//!   is); a pattern too long, and the entries past [`MAX_PATTERNS`](crate::MAX_PATTERNS), are
+//!   left out. A bad `forms` never has a model read for a form it did not name;
 //! - every other key keeps its default.
 //!
 //! An edge that reads the document itself (the Python binding reads a dict) may find a value
@@ -46,10 +50,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use ctb_invoke::Family;
+use ctb_invoke::{Family, Form};
 
 use crate::model_patterns::{
-    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, too_long,
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelForms, ModelPatterns, too_long,
 };
 
 /// Settings of the bridge. [`Config::default`] holds every default.
@@ -78,6 +82,10 @@ pub struct Config {
     /// model's own family (off by default: another family's syntax in a reply is then a
     /// quotation, the safer reading).
     pub all_forms: bool,
+    /// The markup forms a deployment says its models write, by model name pattern, in place
+    /// of their family's (see [`ModelForms`]): for a chat template that asks a model for
+    /// another family's form. Empty by default.
+    pub forms: ModelForms,
 }
 
 impl Default for Config {
@@ -92,13 +100,14 @@ impl Default for Config {
             prose_as_response: true,
             prose_min_chars: 800,
             all_forms: false,
+            forms: ModelForms::default(),
         }
     }
 }
 
 impl Config {
     /// The keys the config knows, in the order they are documented.
-    pub const KEYS: [&'static str; 9] = [
+    pub const KEYS: [&'static str; 10] = [
         "enabled",
         "models",
         "families",
@@ -108,6 +117,7 @@ impl Config {
         "prose_as_response",
         "prose_min_chars",
         "all_forms",
+        "forms",
     ];
 
     /// Builds a config from a parsed document: the defaults, with each key the document sets
@@ -184,6 +194,7 @@ impl Config {
                 }
                 "models" => set_models(&mut config.models, &value, &mut warnings),
                 "families" => set_families(&mut config.families, &value, &mut warnings),
+                "forms" => set_forms(&mut config.forms, &value, &mut warnings),
                 "early_stop" | "stop_sequence" | "loop_guard" | "prose_as_response"
                 | "all_forms" => {
                     let slot = match key.as_str() {
@@ -255,13 +266,18 @@ impl Config {
         self.families.family_of(model)
     }
 
-    /// The markup forms `model`'s replies are read for: its family's own
-    /// ([`Family::forms`]); every form with `all_forms`; none for a model of no family (a
-    /// model that never leaks a call writes no markup of its own, so any it writes is a
-    /// quotation, from documentation say).
+    /// The markup forms `model`'s replies are read for: every form with `all_forms`; the
+    /// forms the first `forms` entry matching its name names; else its family's own
+    /// ([`Family::forms`]); none for a model of no family (a model that never leaks a call
+    /// writes no markup of its own, so any it writes is a quotation, from documentation say).
     pub fn forms_for(&self, model: &str) -> ctb_invoke::Forms {
+        if self.all_forms {
+            return ctb_invoke::Forms::ALL;
+        }
+        if let Some(named) = self.forms.forms_of(model) {
+            return named;
+        }
         match self.family_of(model) {
-            _ if self.all_forms => ctb_invoke::Forms::ALL,
             Some(family) => family.forms(),
             None => ctb_invoke::Forms::NONE,
         }
@@ -274,6 +290,12 @@ fn family_codes() -> String {
         .iter()
         .map(|r| r.code)
         .collect();
+    codes.join(", ")
+}
+
+/// The markup form codes the settings know, from the registry: `claude, minimax, ...`.
+fn form_codes() -> String {
+    let codes: Vec<&str> = Form::all().map(Form::code).collect();
     codes.join(", ")
 }
 
@@ -328,6 +350,8 @@ pub enum WarningKind {
     BadPattern(String),
     /// A name under `families` that is not a model family.
     UnknownFamily(String),
+    /// A code under `forms` that is not a markup form.
+    UnknownForm(String),
     /// A value the edge could not read at all (the text says why).
     Unreadable(String),
 }
@@ -345,6 +369,8 @@ enum Fallback {
     LeftOut,
     /// The items past the limit are left out.
     PastLimit,
+    /// `forms`: the models the entry's pattern matches are read for no form.
+    NoForms,
     /// An unknown key: ignored.
     Ignored,
 }
@@ -383,6 +409,11 @@ impl std::fmt::Display for ConfigWarning {
                 "`{place}`: `{name}` is not a model family ({})",
                 family_codes()
             )?,
+            WarningKind::UnknownForm(code) => write!(
+                f,
+                "`{place}`: `{code}` is not a markup form ({})",
+                form_codes()
+            )?,
             WarningKind::BadValue { expected, found } => {
                 write!(f, "`{place}` must be {expected}, not {found}")?
             }
@@ -403,6 +434,9 @@ impl std::fmt::Display for ConfigWarning {
                 "; the patterns after the first {MAX_PATTERNS} are left out"
             ),
             Fallback::Ignored => f.write_str("; ignored"),
+            Fallback::NoForms => {
+                f.write_str("; the models it matches are read for no form until this is fixed")
+            }
         }
     }
 }
@@ -587,6 +621,87 @@ fn set_families(slot: &mut ModelFamilies, value: &Value, warnings: &mut Warnings
     }
 }
 
+/// `forms` takes a mapping of model name patterns to lists of markup form codes (or one
+/// code). An unknown code, or an item that is not text, is left out and the rest used; a
+/// pattern whose value is no list or text at all names no form (its models read none); a
+/// pattern too long, and the entries past [`MAX_PATTERNS`], are left out.
+fn set_forms(slot: &mut ModelForms, value: &Value, warnings: &mut Warnings) {
+    const EXPECTED: &str = "a mapping of model name patterns to lists of markup form codes";
+    const CODES: &str = "a list of markup form codes";
+    let Value::Object(map) = value else {
+        let kind = bad_value(EXPECTED, value);
+        warnings.push("forms", None, kind, fallback_of("forms"));
+        return;
+    };
+    let mut forms = ModelForms::default();
+    for (pattern, codes) in map {
+        if forms.len() == MAX_PATTERNS {
+            let why = format!("{} patterns, more than {MAX_PATTERNS}", map.len());
+            warnings.push(
+                "forms",
+                None,
+                WarningKind::BadPattern(why),
+                Fallback::PastLimit,
+            );
+            break;
+        }
+        if pattern.len() > MAX_PATTERN_LEN {
+            let kind = WarningKind::BadPattern(too_long(pattern.len()));
+            warnings.push("forms", None, kind, Fallback::LeftOut);
+            continue;
+        }
+        let place = format!("forms.{pattern}");
+        let items: Vec<&Value> = match codes {
+            Value::String(_) => vec![codes],
+            Value::Array(items) => items.iter().collect(),
+            other => {
+                warnings.push(
+                    "forms",
+                    Some(place),
+                    bad_value(CODES, other),
+                    Fallback::NoForms,
+                );
+                Vec::new()
+            }
+        };
+        let mut named: Vec<Form> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let at = || Some(format!("forms.{pattern}[{i}]"));
+            match item.as_str() {
+                Some(code) => match Form::from_code(code.trim()) {
+                    Some(form) if !named.contains(&form) => named.push(form),
+                    Some(_) => {}
+                    None => warnings.push(
+                        "forms",
+                        at(),
+                        WarningKind::UnknownForm(code.to_owned()),
+                        Fallback::LeftOut,
+                    ),
+                },
+                None => warnings.push(
+                    "forms",
+                    at(),
+                    bad_value("a markup form code (text)", item),
+                    Fallback::LeftOut,
+                ),
+            }
+        }
+        match ModelPatterns::new([pattern.as_str()]) {
+            Ok(compiled) => forms.push(compiled, named),
+            Err(e) => {
+                let place = Some(format!("forms.{pattern}"));
+                warnings.push(
+                    "forms",
+                    place,
+                    WarningKind::BadPattern(e.to_string()),
+                    Fallback::LeftOut,
+                );
+            }
+        }
+    }
+    *slot = forms;
+}
+
 /// A value in words: its kind, and the value itself when it is short.
 fn describe(value: &Value) -> String {
     let kind = match value {
@@ -636,7 +751,7 @@ mod tests {
             "enabled": false, "models": ["*sonnet*", "opus"], "early_stop": false,
             "stop_sequence": false, "loop_guard": false, "prose_as_response": false,
             "prose_min_chars": 1200, "families": {"claude": ["*opus*"], "glm": ["zai"]},
-            "all_forms": true,
+            "all_forms": true, "forms": {"*deepseek-v4*": ["qwen3_coder", "hermes"], "x": []},
         }));
         assert!(w.is_empty());
         let value = c.to_value();
@@ -667,6 +782,11 @@ mod tests {
         let not_a_family = format!(
             "`families`: `acme` is not a model family ({}); it is left out",
             codes.join(", ")
+        );
+        let form_codes: Vec<&str> = Form::all().map(Form::code).collect();
+        let not_a_form = format!(
+            "`forms.v4[1]`: `qwen3` is not a markup form ({}); it is left out",
+            form_codes.join(", ")
         );
         let cases: &[(Value, &str, Value)] = &[
             (
@@ -769,6 +889,33 @@ mod tests {
                 "`families` must be a mapping of model family names to lists of model name \
                  patterns, not a list; the default is used",
                 json!({}),
+            ),
+            (
+                json!({"forms": {"v4": ["qwen3_coder", "qwen3"]}}),
+                &not_a_form,
+                json!({"forms": {"v4": ["qwen3_coder"]}}),
+            ),
+            (
+                json!({"forms": {"v4": ["hermes", 7]}}),
+                "`forms.v4[1]` must be a markup form code (text), not a number (7); it is left out",
+                json!({"forms": {"v4": ["hermes"]}}),
+            ),
+            (
+                json!({"forms": {"v4": {"qwen3_coder": true}}}),
+                "`forms.v4` must be a list of markup form codes, not a mapping; the models it \
+                 matches are read for no form until this is fixed",
+                json!({"forms": {"v4": []}}),
+            ),
+            (
+                json!({"forms": ["qwen3_coder"]}),
+                "`forms` must be a mapping of model name patterns to lists of markup form \
+                 codes, not a list; the default ({}) is used",
+                json!({}),
+            ),
+            (
+                json!({"forms": {"x".repeat(1025): ["glm"], "v4": "glm"}}),
+                "`forms`: model pattern of 1025 bytes is longer than 1024; it is left out",
+                json!({"forms": {"v4": ["glm"]}}),
             ),
         ];
         for (doc, want, changed) in cases {
@@ -902,5 +1049,57 @@ mod tests {
         let (named, w) = load(json!({"families": {"qwen": ["my-local"]}}));
         assert!(w.is_empty());
         assert!(named.forms_for("my-local-model").contains(Form::HERMES));
+    }
+
+    /// A deployment names the forms its models write: the first matching entry replaces the
+    /// family's forms (the family still picks the stops); `all_forms` still reads every form;
+    /// a bad entry never has a model read for a form it did not name.
+    #[test]
+    fn a_deployment_names_the_forms_its_models_write() {
+        use ctb_invoke::{Form, Forms};
+        let (c, w) = load(json!({"forms": {
+            "*deepseek-v4*": ["qwen3_coder"],
+            "deepseek": ["claude"],
+            "my-local": "hermes",
+            "broken": 3,
+            "unknown": ["qwen3"],
+        }}));
+        assert_eq!(w.len(), 2, "{w:?}");
+        let v4 = "hosted_vllm/deepseek-v4-flash";
+        assert_eq!(c.forms_for(v4), Forms::of(&[Form::QWEN3_CODER]));
+        assert_eq!(c.family_of(v4), Some(Family::DEEPSEEK), "the family stays");
+        // Entries are tried in order: the first match wins.
+        assert_eq!(
+            c.forms_for("deepseek/deepseek-chat"),
+            Forms::of(&[Form::CLAUDE])
+        );
+        // A model of no family gets the forms named for it.
+        assert_eq!(c.forms_for("my-local-model"), Forms::of(&[Form::HERMES]));
+        // A value that is no list, or only unknown codes: no form is read.
+        assert_eq!(c.forms_for("broken-model"), Forms::NONE);
+        assert_eq!(c.forms_for("unknown-model"), Forms::NONE);
+        // Others keep their family's forms.
+        assert_eq!(
+            c.forms_for("openrouter/qwen/qwen3-coder"),
+            Family::QWEN.forms()
+        );
+        let (all, _) = load(json!({"all_forms": true, "forms": {"v4": ["glm"]}}));
+        assert_eq!(all.forms_for("v4"), Forms::ALL);
+        let context = crate::Context::for_model(&c, v4);
+        assert_eq!(context.forms, Forms::of(&[Form::QWEN3_CODER]));
+        assert_eq!(context.family, Some(Family::DEEPSEEK));
+
+        // At most MAX_PATTERNS entries.
+        let many: serde_json::Map<String, Value> = (0..40)
+            .map(|i| (format!("*/m{i}"), json!(["glm"])))
+            .collect();
+        let (c, w) = load(json!({"forms": many}));
+        assert_eq!(c.forms.len(), MAX_PATTERNS);
+        assert_eq!(
+            w,
+            ["`forms`: 40 patterns, more than 32; the patterns after the first 32 are left out"]
+        );
+        assert_eq!(c.forms_for("p/m3"), Forms::of(&[Form::GLM]));
+        assert_eq!(c.forms_for("p/m35"), Forms::NONE, "no family, no entry");
     }
 }

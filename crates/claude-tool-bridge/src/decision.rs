@@ -3,6 +3,8 @@
 use ctb_invoke::Form;
 use serde::Serialize;
 
+use crate::tool_call::ToolCall;
+
 /// The kind of decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,13 +108,19 @@ impl Reason {
 }
 
 /// What to do with one reply.
+///
+/// A translation carries the host-neutral [`ToolCall`] it rests on ([`Decision::call`]) and
+/// Agent Zero's request rendered from it ([`Decision::request`], and as text in
+/// [`Decision::reply`]); a host of its own (an API's `tool_calls`, say) reads the call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     /// The kind of decision.
     pub outcome: Outcome,
     /// The exact text Agent Zero should see (the original reply when untouched).
     pub reply: String,
-    /// The tool request, when one was produced.
+    /// Agent Zero's tool request, when one was produced: rendered from [`Decision::call`] for
+    /// a translation ([`ToolCall::agent_zero_request`]), the `response` request for a prose
+    /// answer.
     pub request: Option<serde_json::Value>,
     /// Why.
     pub reason: Reason,
@@ -121,14 +129,26 @@ pub struct Decision {
     pub retry_without_stops: bool,
     /// For a translation: the markup form the call was written in (its owner is
     /// [`Form::family`]).
+    #[deprecated(
+        since = "0.1.0",
+        note = "read `call`: `decision.call.as_ref().map(|c| c.form)`"
+    )]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "form_code")]
     pub form: Option<Form>,
     /// For a translation: the text before the call as written (a residue word and the white
     /// space before the call excluded), for hosts that show it beside the call. A form's
     /// framing tokens (gpt-oss's channel headers, say) stay, so that text a host released as
     /// it arrived is always the start of it; [`Form::unframe`] gives the words alone.
+    #[deprecated(
+        since = "0.1.0",
+        note = "read `call`: `decision.call.as_ref().map(|c| &c.prose)`"
+    )]
     #[serde(skip)]
     pub prose: Option<String>,
+    /// For a translation: the call, in no host's format (form, family, tool, typed
+    /// arguments, the prose before it, where it is). `None` for every other outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<ToolCall>,
 }
 
 fn form_code<S: serde::Serializer>(form: &Option<Form>, s: S) -> Result<S::Ok, S::Error> {
@@ -140,6 +160,7 @@ fn form_code<S: serde::Serializer>(form: &Option<Form>, s: S) -> Result<S::Ok, S
 
 impl Decision {
     /// A decision that leaves `reply` as it is.
+    #[allow(deprecated)] // the older fields stay filled for their readers
     pub fn untouched(reply: &str, reason: Reason) -> Self {
         Self {
             outcome: Outcome::Untouched,
@@ -149,6 +170,33 @@ impl Decision {
             retry_without_stops: false,
             form: None,
             prose: None,
+            call: None,
+        }
+    }
+
+    /// A decision that asks for `reply` to be dropped and the turn asked again.
+    #[allow(deprecated)]
+    pub(crate) fn discard(reply: &str, reason: Reason, retry_without_stops: bool) -> Self {
+        Self {
+            outcome: Outcome::Discard,
+            retry_without_stops,
+            ..Self::untouched(reply, reason)
+        }
+    }
+
+    /// A prose answer sent as Agent Zero's `request` (the `response` tool), rendered as
+    /// `reply`.
+    #[allow(deprecated)]
+    pub(crate) fn prose_answer(reply: String, request: serde_json::Value) -> Self {
+        Self {
+            outcome: Outcome::Prose,
+            reply,
+            request: Some(request),
+            reason: Reason::Prose,
+            retry_without_stops: false,
+            form: None,
+            prose: None,
+            call: None,
         }
     }
 }

@@ -11,7 +11,10 @@
 //!   early stop while streaming, loops, discards and re-asks, prose answers.
 //!
 //! Whenever the bridge is not sure, the decision is [`Outcome::Untouched`] and carries the
-//! reply byte for byte, with a [`Reason`] saying why.
+//! reply byte for byte, with a [`Reason`] saying why. A translation carries the call in no
+//! host's format ([`Decision::call`], a [`ToolCall`]), and Agent Zero's request rendered from
+//! it ([`Decision::request`], and as the text of [`Decision::reply`]); [`first_call`] gives
+//! the same call without deciding anything else.
 //!
 //! ```
 //! use claude_tool_bridge::{Catalog, Config, FinishReason, Outcome, Session};
@@ -41,13 +44,18 @@
 //! let request = decision.request.unwrap();
 //! assert_eq!(request["tool_name"], "memory_load");
 //! assert_eq!(request["tool_args"]["limit"], 3); // typed from the schema
+//! let call = decision.call.unwrap(); // the same call, for any host
+//! assert_eq!((call.name.as_str(), call.family.code()), ("memory_load", "claude"));
+//! assert_eq!(request, call.agent_zero_request());
 //! ```
 
 mod arguments;
 mod config;
+mod context;
 mod decision;
 mod echo;
 mod model_patterns;
+mod policy;
 mod reading;
 mod request;
 mod session;
@@ -55,19 +63,20 @@ mod tool_call;
 mod translate;
 
 pub use config::{Config, ConfigError, ConfigErrorKind, ConfigWarning, WarningKind};
+pub use context::Context;
 pub use ctb_guard::FinishReason;
 pub use ctb_invoke::{Family, Form, Forms};
 pub use ctb_schema::Catalog;
 pub use decision::{Decision, Outcome, Reason};
 pub use echo::{Echoes, MAX_ECHO_BYTES};
 pub use model_patterns::{
-    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelPatterns, PatternError,
+    MAX_PATTERN_LEN, MAX_PATTERNS, ModelFamilies, ModelForms, ModelPatterns, PatternError,
 };
 pub use reading::MAX_REPLY_BYTES;
 pub use request::{MAX_INTEGER_DIGITS, holds_json_request, render_request};
 pub use session::{Session, SessionError, TurnPlan};
-pub use tool_call::{ToolCall, first_call, first_call_with};
-pub use translate::{Context, translate, translate_with};
+pub use tool_call::ToolCall;
+pub use translate::{first_call, first_call_with, translate, translate_with};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

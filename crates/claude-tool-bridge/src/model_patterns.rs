@@ -6,7 +6,7 @@ use regex_automata::meta::Regex;
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 
-use ctb_invoke::Family;
+use ctb_invoke::{Family, Form, Forms};
 
 /// A list of model patterns that cannot be compiled: too many, one too long, or more than the
 /// matcher's size limit. Its `Display` says which.
@@ -210,6 +210,90 @@ impl serde::Serialize for ModelFamilies {
         let mut map = serializer.serialize_map(Some(self.patterns.len()))?;
         for (family, patterns) in &self.patterns {
             map.serialize_entry(family.code(), patterns)?;
+        }
+        map.end()
+    }
+}
+
+/// The markup forms a deployment says its models write, by model name pattern: for a chat
+/// template that asks one family's model for another family's form (DeepSeek V4 served with a
+/// template that asks for Qwen3-Coder's `<function=...>` calls, say). The first entry whose
+/// pattern matches a model's name gives the forms its replies are read for, in place of its
+/// family's ([`Config::forms_for`](crate::Config::forms_for)); the family still picks the stop
+/// strings and the reasoning marks. Empty by default.
+///
+/// ```
+/// use claude_tool_bridge::{Config, Form, Forms};
+/// use serde_json::json;
+///
+/// let (config, warnings) =
+///     Config::from_value(json!({"forms": {"*deepseek-v4*": ["qwen3_coder"]}})).unwrap();
+/// assert!(warnings.is_empty());
+/// let model = "hosted_vllm/deepseek-v4-flash";
+/// assert_eq!(config.forms.forms_of(model), Some(Forms::of(&[Form::QWEN3_CODER])));
+/// assert_eq!(config.forms_for(model), Forms::of(&[Form::QWEN3_CODER]));
+/// assert_eq!(config.forms.forms_of("deepseek/deepseek-chat"), None);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ModelForms {
+    /// In the settings' order: the pattern, compiled, and the forms as written (each once).
+    entries: Vec<(ModelPatterns, Vec<Form>)>,
+}
+
+impl ModelForms {
+    /// The forms the first entry matching the model `name` names (possibly none at all), or
+    /// `None` when no entry matches.
+    pub fn forms_of(&self, name: &str) -> Option<Forms> {
+        self.entries
+            .iter()
+            .find(|(pattern, _)| pattern.matches(name))
+            .map(|(_, forms)| Forms::of(forms))
+    }
+
+    /// The entries: each pattern and the forms it names, in the settings' order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[Form])> {
+        self.entries.iter().map(|(p, f)| {
+            (
+                p.as_slice().first().map_or("", String::as_str),
+                f.as_slice(),
+            )
+        })
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Adds an entry (a pattern compiled alone, at most [`MAX_PATTERN_LEN`] bytes).
+    pub(crate) fn push(&mut self, pattern: ModelPatterns, forms: Vec<Form>) {
+        self.entries.push((pattern, forms));
+    }
+}
+
+impl std::fmt::Debug for ModelForms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(
+                self.iter()
+                    .map(|(p, forms)| (p, forms.iter().map(|f| f.code()).collect::<Vec<_>>())),
+            )
+            .finish()
+    }
+}
+
+impl serde::Serialize for ModelForms {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for (pattern, forms) in self.iter() {
+            let codes: Vec<&str> = forms.iter().map(|f| f.code()).collect();
+            map.serialize_entry(pattern, &codes)?;
         }
         map.end()
     }

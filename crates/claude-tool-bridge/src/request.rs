@@ -1,5 +1,6 @@
-//! The Agent Zero tool request, both ways: the one place its shape is written, and the one
-//! place a reply is recognised as holding one.
+//! The Agent Zero tool request, both ways: the one place its shape is written (rendered from
+//! a host-neutral [`ToolCall`], or for a prose answer), and the one place a reply is
+//! recognised as holding one.
 //!
 //! Agent Zero (chat mode) reads a reply that is exactly one JSON object
 //! `{"thoughts": [...], "headline": "...", "tool_name": "...", "tool_args": {...}}`, the way
@@ -10,6 +11,7 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 
 use crate::Reason;
+use crate::tool_call::ToolCall;
 
 /// The most digits an integer in a request may have: what Python reads from text
 /// (`sys.get_int_max_str_digits()`, 4,300 unless lowered). Agent Zero reads the request with
@@ -24,21 +26,54 @@ pub(crate) const PROSE_THOUGHT: &str = "The answer is complete; sending it to th
 /// The `headline` of a prose answer sent through `response`.
 pub(crate) const PROSE_HEADLINE: &str = "Responding";
 
+/// The request's keys, in the order Agent Zero's examples write them.
+const THOUGHTS: &str = "thoughts";
+const HEADLINE: &str = "headline";
+const TOOL_NAME: &str = "tool_name";
+const TOOL_ARGS: &str = "tool_args";
+/// The key Agent Zero's older requests name the tool with.
+const TOOL: &str = "tool";
+
+impl ToolCall {
+    /// Agent Zero's request for this call: the prose before it as `thoughts` (one per
+    /// paragraph, a form's framing tokens and reasoning tags dropped, then what the model
+    /// wrote as a `thoughts` argument), the `headline` the model wrote or a short one for the
+    /// tool, `tool_name` and the arguments as `tool_args`.
+    ///
+    /// ```
+    /// use claude_tool_bridge::{Catalog, first_call, render_request};
+    ///
+    /// let reply = "Checking the disk.\n<invoke name=\"code_execution_tool\">\n\
+    ///              <parameter name=\"runtime\">terminal</parameter>\n\
+    ///              <parameter name=\"code\">df -h</parameter>\n</invoke>";
+    /// let call = first_call(reply, &Catalog::agent_zero()).unwrap();
+    /// let request = call.agent_zero_request();
+    /// assert_eq!(request["thoughts"][0], "Checking the disk.");
+    /// assert_eq!(request["headline"], "Running a terminal command");
+    /// assert_eq!(request["tool_args"]["code"], "df -h");
+    /// assert!(render_request(&request).starts_with("{\n    \"thoughts\""));
+    /// ```
+    pub fn agent_zero_request(&self) -> Value {
+        let mut thoughts = split_thoughts(&self.form.unframe(&self.prose));
+        thoughts.extend(self.thoughts.iter().cloned());
+        let headline = self
+            .headline
+            .clone()
+            .unwrap_or_else(|| default_headline(&self.name, &self.arguments));
+        request(thoughts, headline, &self.name, self.arguments.clone())
+    }
+}
+
 /// A request for `tool` with `args`.
-pub(crate) fn request(
-    thoughts: Vec<String>,
-    headline: String,
-    tool: &str,
-    args: Map<String, Value>,
-) -> Value {
+fn request(thoughts: Vec<String>, headline: String, tool: &str, args: Map<String, Value>) -> Value {
     let mut request = Map::with_capacity(4);
     request.insert(
-        "thoughts".into(),
+        THOUGHTS.into(),
         Value::Array(thoughts.into_iter().map(Value::String).collect()),
     );
-    request.insert("headline".into(), Value::String(headline));
-    request.insert("tool_name".into(), Value::String(tool.to_owned()));
-    request.insert("tool_args".into(), Value::Object(args));
+    request.insert(HEADLINE.into(), Value::String(headline));
+    request.insert(TOOL_NAME.into(), Value::String(tool.to_owned()));
+    request.insert(TOOL_ARGS.into(), Value::Object(args));
     Value::Object(request)
 }
 
@@ -76,7 +111,7 @@ pub(crate) fn prose_request(text: &str) -> Value {
 }
 
 /// A short headline for a call that did not give one.
-pub(crate) fn default_headline(tool: &str, args: &Map<String, Value>) -> String {
+fn default_headline(tool: &str, args: &Map<String, Value>) -> String {
     let base = tool.split(':').next().unwrap_or(tool);
     let text = match base {
         "code_execution_tool" => match args.get("runtime").and_then(Value::as_str) {
@@ -116,6 +151,98 @@ pub fn render_request(request: &Value) -> String {
     ctb_json::to_string_pretty(request, "    ")
 }
 
+/// The prose before the call as a list of thoughts: one per paragraph (blank-line separated),
+/// each trimmed; a fenced code block stays whole, with its fences, inside its paragraph. The
+/// tags of a reasoning block are dropped and its text kept: it is what the model thought.
+fn split_thoughts(prose: &str) -> Vec<String> {
+    let stripped;
+    // Every reasoning tag starts with `<` or `[`: without either, none can be there.
+    let tags = ctb_invoke::registry::reasoning_tags();
+    let tagged = memchr::memchr2(b'<', b'[', prose.as_bytes()).is_some();
+    let prose = if tagged && tags.iter().any(|t| prose.contains(t.as_str())) {
+        let mut s = prose.to_owned();
+        for t in tags {
+            s = s.replace(t.as_str(), "\n\n");
+        }
+        stripped = s;
+        stripped.as_str()
+    } else {
+        prose
+    };
+    // Most prose is one paragraph of lines that each start with a printable ASCII byte: no
+    // line is blank, so the paragraph is the whole prose, found without reading it line by
+    // line (the blank lines, outside fences, are all that split the prose).
+    if every_line_starts_printable(prose.as_bytes()) {
+        let mut out = Vec::with_capacity(1);
+        push_thought(&mut out, prose, Some((0, prose.len())));
+        return out;
+    }
+    // Paragraphs are found as spans of the prose and copied once each (a paragraph's lines
+    // keep their own line breaks; a carriage return before a line break goes, as `lines`
+    // drops it).
+    let mut out = Vec::new();
+    let mut para: Option<(usize, usize)> = None;
+    let mut fence: Option<&str> = None;
+    // The lines as `split_inclusive('\n')` gives them, their ends found in one pass.
+    let ends = memchr::memchr_iter(b'\n', prose.as_bytes())
+        .map(|i| i + 1)
+        .chain(std::iter::once(prose.len()));
+    let mut next = 0;
+    for end in ends {
+        if end == next {
+            break;
+        }
+        let start = next;
+        next = end;
+        let raw = &prose[start..end];
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let trimmed = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            _ => {}
+        }
+        if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+            push_thought(&mut out, prose, para.take());
+            continue;
+        }
+        let end = start + line.len();
+        para = Some(para.map_or((start, end), |(s, _)| (s, end)));
+    }
+    push_thought(&mut out, prose, para);
+    out
+}
+
+/// Whether `b` is not empty and each of its lines (the text after each line break, when there
+/// is any) starts with a printable ASCII byte, which no white space is.
+fn every_line_starts_printable(b: &[u8]) -> bool {
+    b.first().is_some_and(u8::is_ascii_graphic)
+        && memchr::memchr_iter(b'\n', b).all(|nl| b.get(nl + 1).is_none_or(u8::is_ascii_graphic))
+}
+
+fn push_thought(out: &mut Vec<String>, prose: &str, para: Option<(usize, usize)>) {
+    let Some((start, end)) = para else {
+        return;
+    };
+    let t = prose[start..end].trim();
+    if t.is_empty() {
+        return;
+    }
+    if memchr::memchr(b'\r', t.as_bytes()).is_some() {
+        // Line by line, as `lines` reads them.
+        let joined: Vec<&str> = t.lines().collect();
+        let joined = joined.join("\n");
+        let t = joined.trim();
+        if !t.is_empty() {
+            out.push(t.to_owned());
+        }
+    } else {
+        out.push(t.to_owned());
+    }
+}
+
 // ---------------------------------------------------------------- reading a request
 
 /// How many `{` positions are tried when looking for a JSON tool request.
@@ -145,7 +272,7 @@ pub(crate) fn probe_requests(text: &str, call: Range<usize>) -> bool {
     {
         return false;
     }
-    if memchr::memmem::find(b, b"tool").is_none() {
+    if memchr::memmem::find(b, TOOL.as_bytes()).is_none() {
         return false;
     }
     let mut probes = 0;
@@ -259,8 +386,8 @@ impl ctb_json::Builder for RequestProbe {
         let (mut tool_name, mut tool) = (None, None);
         for (key, value) in members {
             match key {
-                "tool_name" => tool_name = Some(value),
-                "tool" => tool = Some(value),
+                TOOL_NAME => tool_name = Some(value),
+                TOOL => tool = Some(value),
                 _ => {}
             }
         }
@@ -382,5 +509,56 @@ mod tests {
             .filter(|t| super::strict_request(t) == Some(true))
             .count();
         assert!(requests >= 3, "{requests}");
+    }
+
+    /// Paragraphs as the plain line-by-line reading gives them (what `split_thoughts` must
+    /// agree with).
+    fn thoughts_line_by_line(prose: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::new();
+        let mut fence: Option<&str> = None;
+        let flush = |current: &mut String, out: &mut Vec<String>| {
+            let t = current.trim();
+            if !t.is_empty() {
+                out.push(t.to_owned());
+            }
+            current.clear();
+        };
+        for line in prose.lines() {
+            let trimmed = line.trim_start();
+            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+            match (fence, marker) {
+                (None, Some(m)) => fence = Some(m),
+                (Some(open), Some(m)) if open == m => fence = None,
+                _ => {}
+            }
+            if fence.is_none() && marker.is_none() && line.trim().is_empty() {
+                flush(&mut current, &mut out);
+                continue;
+            }
+            if !current.is_empty() {
+                current.push('\n');
+            }
+            current.push_str(line);
+        }
+        flush(&mut current, &mut out);
+        out
+    }
+
+    #[test]
+    fn thoughts_are_the_paragraphs_line_by_line() {
+        let pieces = [
+            "a", " b", "\n", "\r\n", "\r", "  \n", "```", "~~~", "\t", "é", "\n\n",
+        ];
+        let mut rng = ctb_testkit::Rng::new(7);
+        for _ in 0..20_000 {
+            let n = rng.below(12);
+            let prose: String = (0..n).map(|_| rng.pick(&pieces).to_owned()).collect();
+            assert_eq!(
+                super::split_thoughts(&prose),
+                thoughts_line_by_line(&prose),
+                "{prose:?}"
+            );
+        }
     }
 }

@@ -36,8 +36,8 @@ use ctb_guard::{StopKind, StopOptions};
 use ctb_invoke::Family;
 use ctb_invoke::{Forms, Found, NoCall, Scanner};
 
+use crate::policy::{Analysis, decide as decide_reading, guarded};
 use crate::reading::{MAX_REPLY_BYTES, Reading};
-use crate::translate::{Analysis, decide as decide_reading, guarded};
 use crate::{
     Catalog, Config, Context, Decision, Echoes, FinishReason, Outcome, Reason, render_request,
 };
@@ -332,7 +332,7 @@ impl Session {
             turn.look(catalog)
         };
         let now = match &turn.early {
-            Some((_, d)) => d.prose.as_ref().map_or(0, String::len),
+            Some((_, d)) => d.call.as_ref().map_or(0, |c| c.prose.len()),
             None => turn.scanner.settled(&turn.buffer),
         };
         turn.settled = turn.settled.max(now);
@@ -391,15 +391,7 @@ impl Session {
             if limit {
                 Decision::untouched(reply, Reason::DiscardLimit)
             } else {
-                Decision {
-                    outcome: Outcome::Discard,
-                    reply: reply.to_owned(),
-                    request: None,
-                    reason,
-                    retry_without_stops,
-                    form: None,
-                    prose: None,
-                }
+                Decision::discard(reply, reason, retry_without_stops)
             }
         };
         // The one reading of the reply. The turn's scanner has read what was fed; it goes on
@@ -462,10 +454,7 @@ impl Session {
                 }
                 if call_end == Some(completed.len()) {
                     if decision.outcome == Outcome::Translated {
-                        return Decision {
-                            reason: Reason::CompletedAfterStop,
-                            ..decision
-                        };
+                        return completed_after_stop(decision, reply.len());
                     }
                     if decision.reason == Reason::JsonRequestPresent {
                         return Decision::untouched(reply, Reason::JsonRequestPresent);
@@ -614,13 +603,18 @@ fn classify(reply: &str, finish: FinishReason) -> Option<StopKind> {
 
 fn prose_decision(text: &str) -> Decision {
     let request = crate::request::prose_request(text);
+    Decision::prose_answer(render_request(&request), request)
+}
+
+/// The translation of a stopped reply's completion, as a decision about the reply: its call
+/// runs to the reply's end (the closer written again is not in the reply).
+fn completed_after_stop(mut decision: Decision, reply_len: usize) -> Decision {
+    if let Some(call) = decision.call.as_mut() {
+        call.span.end = call.span.end.min(reply_len);
+        call.span.start = call.span.start.min(call.span.end);
+    }
     Decision {
-        outcome: Outcome::Prose,
-        reply: render_request(&request),
-        request: Some(request),
-        reason: Reason::Prose,
-        retry_without_stops: false,
-        form: None,
-        prose: None,
+        reason: Reason::CompletedAfterStop,
+        ..decision
     }
 }

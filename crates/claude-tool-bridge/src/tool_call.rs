@@ -1,18 +1,20 @@
-//! The first call of a reply as a plain value, for hosts other than Agent Zero.
+//! The host-neutral call: what the bridge read and accepted, in no host's request format.
+//! Every host's request is rendered from it (Agent Zero's in [`crate::request`], the LiteLLM
+//! callback's `tool_calls` in Python).
 
 use std::ops::Range;
 
-use ctb_invoke::{Family, Form, Found, NoCall};
+use ctb_invoke::{Family, Form};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::arguments::build_call;
-use crate::reading::Reading;
-use crate::{Catalog, Context, Reason};
-
-/// A tool call read from a reply, in no host's request format: the family it was written in,
-/// the tool, the arguments typed by the catalog, the prose before it and where it is.
+/// A tool call read from a reply, in no host's request format: the form and family it was
+/// written in, the tool, the arguments typed by the catalog, the prose before it and where it
+/// is. [`first_call`](crate::first_call) returns one; a translated [`Decision`](crate::Decision)
+/// carries the one it rests on ([`Decision::call`](crate::Decision::call)), and
+/// [`ToolCall::agent_zero_request`] renders Agent Zero's request from it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The markup form the call was written in.
     #[serde(serialize_with = "form_code")]
@@ -25,13 +27,21 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments, typed by the tool's schema (a value stays text unless the schema, or a
     /// JSON form's own typing, says otherwise). `thoughts` and `headline` written as
-    /// arguments of a tool that does not declare them are not included.
+    /// arguments of a tool that does not declare them are not included: they are
+    /// [`ToolCall::thoughts`] and [`ToolCall::headline`].
     pub arguments: Map<String, Value>,
     /// The text before the call as written (a residue word and trailing white space excluded;
     /// a form's framing tokens stay: [`Form::unframe`] gives the words alone).
     pub prose: String,
-    /// The call's bytes in the reply (a wrapper's closing tag, if any, is after it).
+    /// The call's bytes in the text decided on (a wrapper's closing tag, if any, is after it).
+    /// For a reply a stop cut at the end of its call, the call runs to the reply's end.
     pub span: Range<usize>,
+    /// What the model wrote as a `thoughts` argument of a tool that does not declare one, in
+    /// order: a JSON array's strings, or the argument's non-blank lines.
+    pub thoughts: Vec<String>,
+    /// The first non-blank `headline` argument the model wrote for a tool that does not
+    /// declare one, trimmed.
+    pub headline: Option<String>,
 }
 
 fn family_code<S: serde::Serializer>(family: &Family, s: S) -> Result<S::Ok, S::Error> {
@@ -40,55 +50,4 @@ fn family_code<S: serde::Serializer>(family: &Family, s: S) -> Result<S::Ok, S::
 
 fn form_code<S: serde::Serializer>(form: &Form, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(form.code())
-}
-
-/// The first call of `reply`, by the rules [`translate`](crate::translate) follows (a quoted,
-/// unfinished or unknown call, one without arguments or missing a required one, is not a call;
-/// the [`Reason`] says why), without the Agent Zero request shape: for harnesses that want the
-/// parser and typing only. A JSON request elsewhere in the reply does not matter here.
-///
-/// ```
-/// use claude_tool_bridge::{Catalog, first_call};
-///
-/// let reply = "Checking.\n<tool_call>\n<function=memory_load>\n<parameter=query>\nvpn\n</parameter>\n\
-///              <parameter=limit>\n3\n</parameter>\n</function>\n</tool_call>";
-/// let call = first_call(reply, &Catalog::agent_zero()).unwrap();
-/// assert_eq!(call.form.code(), "qwen3_coder");
-/// assert_eq!(call.family.code(), "qwen");
-/// assert_eq!(call.name, "memory_load");
-/// assert_eq!(call.arguments["limit"], 3);
-/// assert_eq!(call.prose, "Checking.");
-/// ```
-pub fn first_call(reply: &str, catalog: &Catalog) -> Result<ToolCall, Reason> {
-    first_call_with(reply, catalog, &Context::default())
-}
-
-/// [`first_call`] in a [`Context`]: only the forms the model writes are calls, and a call
-/// copied from what the agent received is not one ([`Reason::Echoed`]).
-pub fn first_call_with(
-    reply: &str,
-    catalog: &Catalog,
-    context: &Context,
-) -> Result<ToolCall, Reason> {
-    let reading = Reading::new(reply, context.scanner(), false).with_call_ending_reasoning(context);
-    let whole = !reading.windowed();
-    let call = match &reading.found {
-        Found::Call(call) => call,
-        Found::Incomplete { .. } if whole => return Err(Reason::Incomplete),
-        Found::Nothing(NoCall::Quoted) if whole => return Err(Reason::Quoted),
-        Found::Nothing(NoCall::NoTags) if whole => return Err(Reason::NoCall),
-        _ => return Err(Reason::TooLarge),
-    };
-    if context.echoed(reply, call) {
-        return Err(Reason::Echoed);
-    }
-    let built = build_call(reply, call, catalog)?;
-    Ok(ToolCall {
-        form: call.form,
-        family: call.form.family(),
-        name: built.tool,
-        arguments: built.args,
-        prose: reply[..call.prose_end].to_owned(),
-        span: call.start..call.end,
-    })
 }

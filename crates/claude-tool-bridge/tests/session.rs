@@ -339,3 +339,103 @@ fn early_stop_answers_once_at_the_first_complete_call() {
         assert_eq!(s.feed(&text, &catalog()), None);
     }
 }
+
+/// A translation carries the host-neutral call it rests on; Agent Zero's request is rendered
+/// from it, and the older `form` and `prose` fields mirror it. A stopped reply's call runs to
+/// the reply's end (the closer written again is not part of the reply).
+#[test]
+#[allow(deprecated)]
+fn a_translation_carries_its_call_and_renders_the_request_from_it() {
+    let mut s = session();
+    let text = format!(
+        "Listing.\n{}\n<function_results>x</function_results>",
+        call("ls", false)
+    );
+    let (_, d) = ask(&mut s, &text, FinishReason::Stop);
+    assert_eq!(d.reason, Reason::CompletedAfterStop);
+    let stopped = text[..text.find("invoke>").unwrap()].to_owned();
+    let c = d.call.clone().expect("a translation carries its call");
+    assert_eq!(
+        (c.name.as_str(), c.family.code()),
+        ("code_execution_tool", "claude")
+    );
+    assert_eq!(c.arguments["code"], "ls");
+    assert_eq!(c.prose, "Listing.");
+    assert_eq!(c.span, "Listing.\n".len()..stopped.len());
+    assert_eq!(Some(c.agent_zero_request()), d.request);
+    assert_eq!(d.form, Some(c.form));
+    assert_eq!(d.prose.as_deref(), Some("Listing."));
+
+    // The stateless translation and `first_call` give the same call.
+    let whole = claude_tool_bridge::translate(&text, &catalog());
+    let first = claude_tool_bridge::first_call(&text, &catalog()).unwrap();
+    assert_eq!(whole.call.as_ref(), Some(&first));
+    assert_eq!(whole.request, Some(first.agent_zero_request()));
+
+    // Lifted `thoughts` and `headline` are the call's, not its arguments.
+    let lifted = "<invoke name=\"memory_load\">\n<parameter name=\"thoughts\">[\"one\", \"two\"]</parameter>\n\
+                  <parameter name=\"headline\"> Recall </parameter>\n<parameter name=\"query\">vpn</parameter>\n</invoke>";
+    let c = claude_tool_bridge::first_call(lifted, &catalog()).unwrap();
+    assert_eq!(
+        (c.thoughts.clone(), c.headline.clone()),
+        (
+            vec!["one".to_owned(), "two".to_owned()],
+            Some("Recall".to_owned())
+        )
+    );
+    assert!(!c.arguments.contains_key("thoughts") && !c.arguments.contains_key("headline"));
+    let request = c.agent_zero_request();
+    assert_eq!(request["thoughts"], serde_json::json!(["one", "two"]));
+    assert_eq!(request["headline"], "Recall");
+
+    // No other outcome carries a call.
+    let (_, prose) = ask(
+        &mut session(),
+        &"A long answer. ".repeat(80),
+        FinishReason::Stop,
+    );
+    assert_eq!(prose.outcome, Outcome::Prose);
+    assert!(prose.call.is_none() && prose.form.is_none());
+    let json = "{\"tool_name\": \"response\", \"tool_args\": {\"text\": \"hi\"}}";
+    assert_eq!(
+        claude_tool_bridge::first_call(json, &catalog()),
+        Err(Reason::NoCall)
+    );
+}
+
+/// A deployment whose template asks DeepSeek V4 for Qwen3-Coder's form names that form under
+/// `forms`: the call is translated, where by default it is a quotation (another family's
+/// syntax); the family still picks the stop strings.
+#[test]
+fn a_deployment_setting_names_the_forms_a_model_writes() {
+    let model = "hosted_vllm/deepseek-ai/DeepSeek-V4-Flash";
+    let reply = "Searching.\n<tool_call>\n<function=memory_load>\n<parameter=query>\nvpn\n</parameter>\n\
+                 </function>\n</tool_call>";
+    let decide = |config: Config| {
+        let mut s = Session::new(config);
+        let plan = s.begin_turn(model, &[]);
+        (
+            plan,
+            s.finish(reply, FinishReason::Stop, &catalog()).unwrap(),
+        )
+    };
+    let (plan, d) = decide(Config::default());
+    assert_eq!((d.outcome, d.reason), (Outcome::Untouched, Reason::Quoted));
+    let (config, warnings) = Config::from_value(serde_json::json!({
+        "forms": {"*deepseek-v4*": ["qwen3_coder"]}
+    }))
+    .unwrap();
+    assert!(warnings.is_empty());
+    let (named_plan, d) = decide(config.clone());
+    assert_eq!(d.outcome, Outcome::Translated, "{d:?}");
+    let call = d.call.unwrap();
+    assert_eq!(
+        (call.form.code(), call.family.code()),
+        ("qwen3_coder", "qwen")
+    );
+    assert_eq!(call.arguments["query"], "vpn");
+    assert_eq!(named_plan.stops, plan.stops, "the family picks the stops");
+    // DeepSeek's own forms are not read for that deployment any more.
+    let dsml = claude_tool_bridge::Context::for_model(&config, model);
+    assert!(!dsml.forms.contains(claude_tool_bridge::Form::DEEPSEEK_DSML));
+}

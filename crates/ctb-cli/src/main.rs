@@ -233,13 +233,14 @@ fn translate(args: &[String]) -> Result<(), Failure> {
     let decision = session
         .finish(&reply, finish, &catalog)
         .map_err(|e| Failure(format!("internal error: {e}"), 1))?;
+    let call = decision.call.as_ref();
     let out = json!({
         "outcome": decision.outcome.code(),
         "reply": decision.reply,
         "request": decision.request,
         "reason": decision.reason.code(),
-        "form": decision.form.map(|f| f.code()),
-        "family": decision.form.map(|f| f.family().code()),
+        "form": call.map(|c| c.form.code()),
+        "family": call.map(|c| c.family.code()),
     });
     print_out(&out.to_string())
 }

@@ -1,4 +1,4 @@
-//! The quoting property (issue 15): a generated call that translates where it is a line of the
+//! The quoting property: a generated call that translates where it is a line of the
 //! reply never translates where the reply only quotes it, whole or streamed in any chunking,
 //! with or without the provider's end-of-call stop.
 //!
@@ -7,7 +7,7 @@
 //! too short), an indented block (spaces or a tab), an inline code span over lines, a block
 //! quote, an HTML raw-text block, a comment, CDATA, an invented results block, a JSON request's
 //! string (compact or pretty), the value of a broken outer call, or a tool result the agent
-//! received (an echo, re-indented). Issue 22 adds reasoning (`<think>`, `<thinking>` left open,
+//! received (an echo, re-indented); reasoning (`<think>`, `<thinking>` left open,
 //! `<reasoning>` prefixed, `[THINK]`), HTML's `<blockquote>` and `<xmp>`, raw text opened
 //! mid-line with text after it, Anthropic's document and search-result formats, an unfenced
 //! diff's hunk, an element carrying a tool name, a stray `<parameter>`, Agent Zero's tolerant

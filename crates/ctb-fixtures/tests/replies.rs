@@ -3,7 +3,9 @@
 //! the decision is snapshotted, and invariants are checked on each:
 //! - an untouched reply is returned byte for byte;
 //! - a translated or prose reply is exactly one JSON object with a non-empty `tool_name` and
-//!   an object `tool_args`, i.e. what Agent Zero accepts, and `reply` is `request` rendered.
+//!   an object `tool_args`, i.e. what Agent Zero accepts, and `reply` is `request` rendered;
+//! - a translation carries its host-neutral call, and `request` is rendered from it; no other
+//!   decision carries a call.
 
 use claude_tool_bridge::Outcome;
 use serde_json::Value;
@@ -41,6 +43,20 @@ fn reply_fixtures() {
                 assert!(parsed["headline"].is_string(), "{}: headline", f.name);
             }
             Outcome::Discard => {}
+        }
+        match (&d.call, d.outcome) {
+            (Some(call), Outcome::Translated) => {
+                assert_eq!(
+                    Some(call.agent_zero_request()),
+                    d.request,
+                    "{}: request != the call rendered",
+                    f.name
+                );
+                assert!(call.span.end <= f.reply.len(), "{}: span", f.name);
+                assert!(f.reply.starts_with(&call.prose), "{}: prose", f.name);
+            }
+            (None, outcome) => assert_ne!(outcome, Outcome::Translated, "{}: no call", f.name),
+            (Some(_), outcome) => panic!("{}: a call on a {outcome:?} decision", f.name),
         }
 
         // The sidecar's expectation.

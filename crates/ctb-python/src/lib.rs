@@ -289,6 +289,43 @@ impl PyConfig {
         self.inner.all_forms
     }
 
+    /// The markup forms named per model name pattern, as a new dict.
+    #[getter]
+    fn forms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guarded_py("Config.forms", || {
+            let value = serde_json::to_value(&self.inner.forms)
+                .map_err(|e| BridgeError::new_err(e.to_string()))?;
+            convert::to_python(py, &value)
+        })
+    }
+
+    /// The markup forms `model`'s replies are read for, as codes in the registry's order.
+    fn forms_for(&self, model: &str) -> Vec<&'static str> {
+        guarded(
+            || {
+                self.inner
+                    .forms_for(model)
+                    .iter()
+                    .map(|f| f.code())
+                    .collect()
+            },
+            Vec::new,
+        )
+    }
+
+    /// The forms the first `forms` entry matching `model` names, or None when none matches.
+    fn named_forms(&self, model: &str) -> Option<Vec<&'static str>> {
+        guarded(
+            || {
+                self.inner
+                    .forms
+                    .forms_of(model)
+                    .map(|forms| forms.iter().map(|f| f.code()).collect())
+            },
+            || None,
+        )
+    }
+
     #[getter]
     fn early_stop(&self) -> bool {
         self.inner.early_stop
@@ -355,7 +392,7 @@ pub struct PyDecision {
     /// is (no copy is made), else a new one.
     #[pyo3(get)]
     reply: Py<PyString>,
-    /// The tool request, when one was produced.
+    /// Agent Zero's tool request, when one was produced.
     request: Option<Value>,
     /// A short, stable code saying why.
     #[pyo3(get)]
@@ -363,6 +400,8 @@ pub struct PyDecision {
     /// For a discard: ask again with the stop strings off.
     #[pyo3(get)]
     retry_without_stops: bool,
+    /// For a translation: the call, as `first_call` gives one (span in characters).
+    call: Option<Value>,
     /// The markup form of the call read, when the decision rests on one.
     #[pyo3(get)]
     form: Option<&'static str>,
@@ -374,6 +413,26 @@ pub struct PyDecision {
     prose: Option<String>,
 }
 
+/// A call as Python sees it: a dict of its form and family codes, the tool name, the typed
+/// arguments, the prose before it, `span` as character indices into `text` (the text the call
+/// was read in), and the `thoughts` and `headline` the model wrote as arguments.
+fn call_value(call: &ctb::ToolCall, text: &str) -> Value {
+    // Python indexes a str by character, not by UTF-8 byte.
+    let chars = |range: std::ops::Range<usize>| text.get(range).map_or(0, |s| s.chars().count());
+    let start = chars(0..call.span.start);
+    let end = start + chars(call.span.clone());
+    serde_json::json!({
+        "form": call.form.code(),
+        "family": call.family.code(),
+        "name": call.name,
+        "arguments": call.arguments,
+        "prose": call.prose,
+        "span": [start, end],
+        "thoughts": call.thoughts,
+        "headline": call.headline,
+    })
+}
+
 impl PyDecision {
     /// `given` is the reply the decision was made about: handed back as it is when the
     /// decision leaves the text alone.
@@ -383,15 +442,17 @@ impl PyDecision {
         } else {
             PyString::new(given.py(), &d.reply).unbind()
         };
+        let call = d.call.as_ref();
         Self {
             outcome: d.outcome.code(),
-            request: d.request,
             reply,
             reason: d.reason.code(),
             retry_without_stops: d.retry_without_stops,
-            form: d.form.map(|f| f.code()),
-            family: d.form.map(|f| f.family().code()),
-            prose: d.prose,
+            form: call.map(|c| c.form.code()),
+            family: call.map(|c| c.family.code()),
+            prose: call.map(|c| c.prose.clone()),
+            call: call.map(|c| call_value(c, text)),
+            request: d.request,
         }
     }
 
@@ -402,6 +463,7 @@ impl PyDecision {
             reply: given.clone().unbind(),
             reason: ctb::Reason::InternalError.code(),
             retry_without_stops: false,
+            call: None,
             form: None,
             family: None,
             prose: None,
@@ -411,11 +473,23 @@ impl PyDecision {
 
 #[pymethods]
 impl PyDecision {
-    /// The tool request as a dict (a new one on every access), or None.
+    /// Agent Zero's tool request as a dict (a new one on every access), or None.
     #[getter]
     fn request<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         guarded_py("Decision.request", || {
             self.request
+                .as_ref()
+                .map(|value| convert::to_python(py, value))
+                .transpose()
+        })
+    }
+
+    /// For a translation, the call as a dict (a new one on every access), as `first_call`
+    /// gives one; else None.
+    #[getter]
+    fn call<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guarded_py("Decision.call", || {
+            self.call
                 .as_ref()
                 .map(|value| convert::to_python(py, value))
                 .transpose()
@@ -642,7 +716,8 @@ fn translate(
 
 /// The first call of `reply` without the Agent Zero request shape, as a dict (`form`, `family`,
 /// `name`, `arguments` typed by the catalog, `prose` before the call, `span` as the call's
-/// start and end indices in `reply`), or None when the reply holds no usable call.
+/// start and end indices in `reply`, the `thoughts` and `headline` written as arguments), or
+/// None when the reply holds no usable call.
 #[pyfunction]
 #[pyo3(signature = (reply, catalog, *, model=None, echoes=None))]
 fn first_call<'py>(
@@ -657,18 +732,7 @@ fn first_call<'py>(
         let Ok(call) = ctb::first_call_with(reply, &catalog.inner, &context) else {
             return Ok(None);
         };
-        // Python indexes a str by character, not by UTF-8 byte.
-        let start = reply[..call.span.start].chars().count();
-        let end = start + reply[call.span.clone()].chars().count();
-        let value = serde_json::json!({
-            "form": call.form.code(),
-            "family": call.family.code(),
-            "name": call.name,
-            "arguments": call.arguments,
-            "prose": call.prose,
-            "span": [start, end],
-        });
-        convert::to_python(py, &value).map(Some)
+        convert::to_python(py, &call_value(&call, reply)).map(Some)
     })
 }
 

@@ -449,6 +449,18 @@ def _agent_label(agent: Any) -> str:
         return "agent"
 
 
+def _tool_of(decision: Any) -> str:
+    """The tool a decision runs: its call's (a translation), or the `response` tool a prose
+    answer is sent through (no call the model wrote: only the request Agent Zero gets names
+    it); "" for any other decision."""
+    call = getattr(decision, "call", None)
+    if isinstance(call, dict) and isinstance(call.get("name"), str):
+        return call["name"]
+    request = getattr(decision, "request", None) if decision.outcome == "prose" else None
+    name = request.get("tool_name") if isinstance(request, dict) else None
+    return name if isinstance(name, str) else ""
+
+
 def _report(agent: Any, settled: Settled, where: str) -> None:
     """One line per decision of the turn, discards included (each re-ask with its cause),
     one per cause switched off. Never raises: the reply is already decided."""
@@ -460,8 +472,7 @@ def _report(agent: Any, settled: Settled, where: str) -> None:
         for decision in settled.decisions:
             if (decision.outcome, decision.reason) in QUIET:
                 continue
-            request = decision.request
-            tool = f" -> {request['tool_name']}" if isinstance(request, dict) and request.get("tool_name") else ""
+            tool = f" -> {_tool_of(decision)}" if _tool_of(decision) else ""
             again = ""
             if decision.outcome == "discard" and asked < len(settled.reasks):
                 asked += 1

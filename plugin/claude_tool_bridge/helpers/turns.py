@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 import claude_tool_bridge as ctb
+from claude_tool_bridge.messages import content_of, content_texts, role_of
 
 PLUGIN_NAME = "claude_tool_bridge"
 
@@ -137,22 +138,15 @@ def build_catalog(prompt_text: str) -> ctb.Catalog:
 
 
 def prompt_text_of(messages: Any) -> str:
-    """The system prompt text out of a LangChain-style message list (what the model saw)."""
+    """The system prompt text out of a LangChain-style message list (what the model saw): the
+    texts of its system messages, read as every host reads them
+    (`claude_tool_bridge.messages`), joined by blank lines."""
     if not isinstance(messages, (list, tuple)):
         return ""
     parts: list[str] = []
     for message in messages:
-        if getattr(message, "type", None) != "system":
-            continue
-        content = getattr(message, "content", "")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            for block in content:
-                if isinstance(block, str):
-                    parts.append(block)
-                elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                    parts.append(block["text"])
+        if role_of(message) == "system":
+            content_texts(content_of(message), parts)
     return "\n\n".join(parts)
 
 
@@ -163,8 +157,9 @@ def prompt_text_of(messages: Any) -> str:
 ECHO_BUDGET_CHARS = 4_000_000
 # How deep a decoded history entry is walked for its texts.
 ECHO_MAX_DEPTH = 32
-# The roles of what the model wrote itself, or the system prompt: not received text.
-OWN_ROLES = frozenset({"system", "ai", "assistant"})
+# The roles of what the model wrote itself, or the system prompt: not received text
+# (LangChain's `ai` is read as `assistant`).
+OWN_ROLES = frozenset({"system", "assistant"})
 
 
 def received_texts(messages: Any, budget: int = ECHO_BUDGET_CHARS) -> list[str]:
@@ -172,7 +167,8 @@ def received_texts(messages: Any, budget: int = ECHO_BUDGET_CHARS) -> list[str]:
     characters: tool results (fetched pages, documents, command output), user and superior
     messages, warnings, summaries. `messages` is the LangChain list the model receives
     (`call_data["messages"]`, the same in every Agent Zero generation); the system prompt
-    and the model's own messages are left out.
+    and the model's own messages are left out. A message's texts are read as every host
+    reads them (`claude_tool_bridge.messages`).
 
     Agent Zero writes each history entry as one line of JSON inside a user message (a tool
     result is `{"tool_name": ..., "tool_result": "<escaped text>"}`), so such a line is
@@ -183,13 +179,9 @@ def received_texts(messages: Any, budget: int = ECHO_BUDGET_CHARS) -> list[str]:
     out: list[str] = []
     used = 0
     for message in reversed(messages):
-        if isinstance(message, dict):
-            role, content = message.get("role"), message.get("content")
-        else:
-            role, content = getattr(message, "type", None), getattr(message, "content", None)
-        if role in OWN_ROLES:
+        if role_of(message) in OWN_ROLES:
             continue
-        for part in reversed(_text_parts(content)):
+        for part in reversed(content_texts(content_of(message))):
             for text in reversed(_texts_of_part(part)):
                 if used >= budget:
                     return out
@@ -197,21 +189,6 @@ def received_texts(messages: Any, budget: int = ECHO_BUDGET_CHARS) -> list[str]:
                 out.append(text)
                 used += len(text)
     return out
-
-
-def _text_parts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    parts: list[str] = []
-    if isinstance(content, (list, tuple)):
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type", "text") == "text":
-                text = block.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-    return parts
 
 
 def _texts_of_part(part: str) -> list[str]:

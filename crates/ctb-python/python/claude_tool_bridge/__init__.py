@@ -1,6 +1,8 @@
 """Translate Claude's native tool-call text into Agent Zero JSON tool requests.
 
-The work is done in Rust (``claude_tool_bridge._native``); this package only re-exports it.
+The work is done in Rust (``claude_tool_bridge._native``); this package re-exports it. Beside
+it: ``claude_tool_bridge.messages`` (the text of a chat message, read one way for every host)
+and ``claude_tool_bridge.litellm`` (the LiteLLM callback, with the ``litellm`` extra).
 
 >>> from claude_tool_bridge import Catalog, Config, Session
 >>> session = Session(Config())

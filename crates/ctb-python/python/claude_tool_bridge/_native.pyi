@@ -37,7 +37,8 @@ _Family = Literal["claude", "minimax", "deepseek", "qwen", "glm", "kimi", "gpt_o
 # end of generated
 
 class _ToolCall(TypedDict):
-    """A call read by `first_call`."""
+    """A call in no host's request format: what `first_call` returns and `Decision.call`
+    holds."""
 
     form: _Form
     family: _Family
@@ -45,6 +46,8 @@ class _ToolCall(TypedDict):
     arguments: dict[str, Any]
     prose: str
     span: list[int]
+    thoughts: list[str]
+    headline: str | None
 
 class BridgeError(RuntimeError):
     """The bridge failed internally (never raised for a reply it merely cannot use)."""
@@ -116,6 +119,17 @@ class Config:
         """Read every family's markup in every model's replies (off: a model reads its own
         family's forms, another family's syntax is a quotation)."""
     @property
+    def forms(self) -> dict[str, list[_Form]]:
+        """The markup forms a deployment says its models write, by model name pattern (a new
+        dict on every access): the first pattern matching a model's name gives the forms its
+        replies are read for, in place of its family's."""
+    def forms_for(self, model: str) -> list[_Form]:
+        """The markup forms `model`'s replies are read for: every form with `all_forms`, the
+        forms its `forms` entry names, else its family's (none for a model of no family)."""
+    def named_forms(self, model: str) -> list[_Form] | None:
+        """The forms the first `forms` entry matching `model` names, or None when no entry
+        matches."""
+    @property
     def early_stop(self) -> bool: ...
     @property
     def stop_sequence(self) -> bool: ...
@@ -149,7 +163,13 @@ class Decision:
         """The exact text Agent Zero should see (the original reply when untouched)."""
     @property
     def request(self) -> dict[str, Any] | None:
-        """The tool request as a new dict on every access, or None."""
+        """Agent Zero's tool request as a new dict on every access, or None: rendered from
+        `call` for a translation, the `response` request for a prose answer."""
+    @property
+    def call(self) -> _ToolCall | None:
+        """For a translation, the call the decision rests on, in no host's format (a new
+        dict on every access, as `first_call` gives one; `span` indexes the reply decided
+        on), else None. A host other than Agent Zero reads this, not `request`."""
     @property
     def reason(self) -> str:
         """A short, stable code, e.g. `translated`, `no_call`, `loop`, `internal_error`."""
@@ -237,8 +257,10 @@ def first_call(
 ) -> _ToolCall | None:
     """The first usable call of `reply` by the rules `translate` follows, without Agent
     Zero's request shape (for other harnesses): its form and family, the tool name, the arguments
-    typed by the catalog, the prose before it, and `span`, the call's start and end indices
-    in `reply`. None when the reply holds no usable call."""
+    typed by the catalog, the prose before it, `span`, the call's start and end indices
+    in `reply`, and the `thoughts` and `headline` the model wrote as arguments of a tool that
+    does not declare them (left out of `arguments`). None when the reply holds no usable
+    call."""
 
 def unframe(form: _Form, prose: str) -> str:
     """`prose` (the text before a call in the markup form `form`, as `Decision.form` and

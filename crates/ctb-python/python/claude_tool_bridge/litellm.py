@@ -61,6 +61,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import claude_tool_bridge as ctb
+from claude_tool_bridge.messages import content_of, content_texts, role_of
+from claude_tool_bridge.messages import field_of as _field_of
 
 try:
     from litellm.integrations.custom_logger import CustomLogger
@@ -119,7 +121,8 @@ class _Plan:
     catalog: ctb.Catalog
     config: ctb.Config
     # The model name the session is started with: the first of (requested, deployment) that
-    # names a family, else the requested name (every form is read, no stop strings are added).
+    # the `forms` setting names, else the first that names a family, else the requested name
+    # (no form is read, no stop strings are added).
     model: str
     client_stops: list[str]
     stops: list[str]
@@ -157,90 +160,42 @@ def _client_stops(stop: Any) -> list[str]:
     return []
 
 
-def _text_of(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, (list, tuple)):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-        return "\n".join(parts)
-    return ""
-
-
 _RECEIVED_ROLES = frozenset({"system", "developer", "user", "tool", "function"})
-
-
-def _field_of(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
-
-
-def _block_texts(content: Any, out: list[str]) -> None:
-    """The texts of a message's content: a string, or its parts' texts, with Anthropic
-    `tool_result` and `document` blocks read inside."""
-    if isinstance(content, str):
-        if content:
-            out.append(content)
-        return
-    if not isinstance(content, (list, tuple)):
-        return
-    for part in content:
-        if isinstance(part, str):
-            if part:
-                out.append(part)
-            continue
-        kind = _field_of(part, "type")
-        text = _field_of(part, "text")
-        if isinstance(text, str) and text:
-            out.append(text)
-        if kind == "tool_result":
-            _block_texts(_field_of(part, "content"), out)
-        elif kind == "document":
-            source = _field_of(part, "source")
-            data = _field_of(source, "data") if source is not None else None
-            if isinstance(data, str) and data:
-                out.append(data)
-            _block_texts(_field_of(source, "content") if source is not None else None, out)
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            _block_texts(_field_of(part, "output"), out)
 
 
 def _received_texts(request: Mapping[str, Any]) -> list[str]:
     """The texts the model did not write, oldest first: the system prompt and the system,
     developer, user, tool and function messages (with Anthropic `tool_result` and `document`
     blocks), and on the Responses API the instructions, input messages and
-    `function_call_output` items. A call copied from any of them is an echo."""
+    `function_call_output` items. A call copied from any of them is an echo. Each message's
+    texts are read as every host reads them (`claude_tool_bridge.messages`)."""
     out: list[str] = []
     for key in ("system", "instructions"):
-        _block_texts(request.get(key), out)
+        content_texts(request.get(key), out)
     messages = request.get("messages")
     if messages is None:
         messages = request.get("input")
     if isinstance(messages, str):
-        _block_texts(messages, out)
+        content_texts(messages, out)
         return out
     if not isinstance(messages, (list, tuple)):
         return out
     for message in messages:
         kind = _field_of(message, "type")
         if kind in ("function_call_output", "custom_tool_call_output"):
-            _block_texts(_field_of(message, "output"), out)
+            content_texts(_field_of(message, "output"), out)
             continue
-        role = _field_of(message, "role")
+        role = role_of(message)
         if role in _RECEIVED_ROLES:
-            _block_texts(_field_of(message, "content"), out)
+            content_texts(content_of(message), out)
         elif role == "assistant":
             # The model's own turns; Anthropic puts tool results in user turns, and a few
             # clients put them in blocks of other turns: read those blocks only.
-            content = _field_of(message, "content")
+            content = content_of(message)
             if isinstance(content, (list, tuple)):
                 for part in content:
                     if _field_of(part, "type") in ("tool_result", "document"):
-                        _block_texts([part], out)
+                        content_texts([part], out)
     return out
 
 
@@ -308,6 +263,12 @@ def _names_family(config: ctb.Config, name: str) -> bool:
     return bool(name) and config.family_of(name) is not None
 
 
+def _names_forms(config: ctb.Config, name: str) -> bool:
+    """Whether `name` matches one of the patterns of the config's `forms` (a deployment that
+    says which markup forms its model writes)."""
+    return bool(name) and config.named_forms(name) is not None
+
+
 # ---------------------------------------------------------------- one turn
 
 
@@ -333,17 +294,13 @@ class _Turn:
         return self.session.advance(delta, self.plan.catalog)
 
     def finish(self, reply: str, finish_reason: str | None) -> _Call | None:
-        """The call, when the bridge translates the finished reply."""
+        """The call, when the bridge translates the finished reply: read from the decision's
+        host-neutral call (Agent Zero's request is not this host's business)."""
         decision = self.session.finish(reply, finish_reason, self.plan.catalog)
-        if decision.outcome != "translated":
+        call = decision.call
+        if decision.outcome != "translated" or call is None:
             return None
-        request, prose = decision.request, decision.prose
-        if not isinstance(request, dict) or prose is None:
-            return None
-        name, arguments = request.get("tool_name"), request.get("tool_args")
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            return None
-        return _Call(name=name, arguments=arguments, prose=prose)
+        return _Call(name=call["name"], arguments=call["arguments"], prose=call["prose"])
 
 
 # ---------------------------------------------------------------- building replies
@@ -540,9 +497,13 @@ class LiteLLMBridge(CustomLogger):
         names = [n for n in candidates if isinstance(n, str) and n]
         if not names:
             return None
+        # The name the settings know most about: one their `forms` name the markup forms of
+        # (a deployment's template), else one that names a family, else the requested one.
+        forms_name = next((n for n in names if _names_forms(self.config, n)), None)
         family_name = next((n for n in names if _names_family(self.config, n)), None)
-        config = self.config if family_name is not None else self.config_without_stops
-        model = family_name or names[0]
+        model = forms_name or family_name or names[0]
+        config = (self.config if _names_family(self.config, model)
+                  else self.config_without_stops)
         if not config.enabled:
             return None
         catalog = self._catalog(tools)
