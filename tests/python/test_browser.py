@@ -171,7 +171,8 @@ def test_the_settings_screen_shows_what_is_in_force_after_any_save(browser, a0_f
         fields = page.eval(FIELDS)
         assert defaults_shown(fields) == as_shown(DEFAULTS)
         assert [f["title"] for f in fields["families"]][:2] == ["Claude claude", "MiniMax minimax"]
-        assert len(fields["families"]) == len(DEFAULTS["families"]) == 13
+        # Every family of the registry, one per line (the count follows the registry's rows).
+        assert len(fields["families"]) == len(DEFAULTS["families"]) >= 13
         assert min(f["width"] for f in fields["families"]) > 300
         assert fields["enabled_labels"] == 1  # Agent Zero's switch; the bridge's is "Bridge on"
         assert not fields["horizontal_scroll"] and not fields["file_note"]

@@ -134,6 +134,16 @@ fn type_param(tool: &Tool, p: &Param<'_>) -> Result<Value, Reason> {
             return Ok(v);
         }
     }
+    // A string the grammar converted from the form's own quotes (Gemma 4's plain `"..."`, a
+    // Python literal) is typed as a JSON string is, not by its quotes.
+    if let ValueKind::Converted(json) = &p.kind {
+        if let Ok(text @ Value::String(_)) = ctb_json::parse(json) {
+            return match tool.param(p.name) {
+                Some(d) => d.type_json(&text).map_err(type_reason),
+                None => Ok(text),
+            };
+        }
+    }
     tool.type_value(p.name, raw).map_err(type_reason)
 }
 
@@ -226,6 +236,19 @@ mod tests {
             (param("free", "[1, 2]", ValueKind::Json), json!([1, 2])),
             (param("n", "7", ValueKind::Json), json!(7)),
             (param("s", "7", ValueKind::Json), json!("7")),
+            // A converted string: its text, typed by the schema.
+            (
+                param("s", "'a\\nb'", ValueKind::Converted(r#""a\nb""#.to_owned())),
+                json!("a\nb"),
+            ),
+            (
+                param("n", "'7'", ValueKind::Converted(r#""7""#.to_owned())),
+                json!(7),
+            ),
+            (
+                param("free", "'7'", ValueKind::Converted(r#""7""#.to_owned())),
+                json!("7"),
+            ),
             // Text stays text where the schema gives no type.
             (param("free", "[1, 2]", ValueKind::Text), json!("[1, 2]")),
         ];

@@ -1,6 +1,8 @@
 //! The streaming property on generated replies (`ctb_testkit::replies`): fed in one piece and
 //! in random chunkings, every decision is the batch decision, and an early stop only ever
-//! hands on a call that the final decision translates.
+//! hands on a call that the final decision translates. Half the replies are Claude's
+//! (`call_shaped`, run as a Claude model), half are written from every form's kit sample and run
+//! as a model of its family (`kit_shaped`); every form must be translated in some of them.
 //!
 //! For every generated reply:
 //! - the grammar streamed in each chunking ends where the whole text does, and a call it
@@ -14,9 +16,11 @@
 //! `CTB_PROPERTY_CASES` sets the number of replies (default 100,000) and `CTB_PROPERTY_SEED`
 //! the seed.
 
-use claude_tool_bridge::{Catalog, Decision, FinishReason, Outcome, Reason};
-use ctb_fixtures::{batch_reply, stream_reply};
+use claude_tool_bridge::{Catalog, Config, Decision, FinishReason, Outcome, Reason};
+use ctb_fixtures::{batch_reply, fixtures_dir, stream_reply};
+use ctb_invoke::registry::FORMS;
 use ctb_invoke::{Found, NoCall, Scanner, find_first_call};
+use ctb_testkit::files::kit_samples;
 use ctb_testkit::{Rng, random_chunks, replies};
 
 const MODEL: &str = "anthropic/claude-sonnet-5-5";
@@ -29,21 +33,18 @@ fn env_number(name: &str, default: u64) -> u64 {
 }
 
 fn stream(
+    model: &str,
     pieces: &[&str],
     whole: &str,
     finish: FinishReason,
     cat: &Catalog,
 ) -> (Option<String>, Decision) {
-    let (stopped, decision) = stream_reply(MODEL, pieces, whole, finish, cat, true);
+    let (stopped, decision) = stream_reply(model, pieces, whole, finish, cat, true);
     (stopped, decision.expect("decided"))
 }
 
-fn batch(text: &str, finish: FinishReason, cat: &Catalog) -> Decision {
-    batch_reply(MODEL, text, finish, cat)
-}
-
-fn check_grammar(text: &str, pieces: &[&str], whole: &Found<'_>) {
-    let mut sc = Scanner::new();
+fn check_grammar(text: &str, pieces: &[&str], whole: &Found<'_>, forms: ctb_invoke::Forms) {
+    let mut sc = Scanner::with_forms(forms);
     let mut end = 0;
     for p in pieces {
         end += p.len();
@@ -55,7 +56,7 @@ fn check_grammar(text: &str, pieces: &[&str], whole: &Found<'_>) {
             );
             let stop = c.end.max(sc.reach());
             assert_eq!(
-                &find_first_call(&text[..stop]),
+                &Scanner::with_forms(forms).finish(&text[..stop]),
                 whole,
                 "cut differs: {text:?}"
             );
@@ -80,22 +81,44 @@ fn generated_replies_stream_like_the_whole_text() {
     let cases = env_number("CTB_PROPERTY_CASES", 100_000);
     let seed = env_number("CTB_PROPERTY_SEED", 0x0BAD_5EED);
     let cat = Catalog::agent_zero();
+    let config = Config::default();
+    let kits = kit_samples(&fixtures_dir()).unwrap();
     let mut rng = Rng::new(seed);
     let (mut early, mut translated, mut with_calls) = (0u64, 0u64, 0u64);
+    // Per form, the replies of its family's model it was translated in.
+    let mut by_form = vec![0u64; FORMS.len()];
     for case in 0..cases {
-        let generated = replies::call_shaped(&mut rng);
+        let (model, generated) = if case % 2 == 0 {
+            (MODEL.to_owned(), replies::call_shaped(&mut rng))
+        } else {
+            replies::kit_shaped(&mut rng, &kits)
+        };
+        let model = model.as_str();
+        let forms = config.forms_for(model);
         let text = generated.text.as_str();
         let finish = FinishReason::from_name(generated.finish);
-        let whole = find_first_call(text);
+        let whole = Scanner::with_forms(forms).finish(text);
         assert_ne!(whole, Found::Nothing(NoCall::WorkLimit), "case {case}");
+        assert_ne!(
+            find_first_call(text),
+            Found::Nothing(NoCall::WorkLimit),
+            "case {case}"
+        );
         if matches!(whole, Found::Call(_)) {
             with_calls += 1;
         }
-        let want = batch(text, finish, &cat);
+        let want = batch_reply(model, text, finish, &cat);
         assert_ne!(want.reason, Reason::InternalError, "case {case}: {text:?}");
         assert_ne!(want.reason, Reason::TooLarge, "case {case}: {text:?}");
         if want.outcome == Outcome::Translated {
             translated += 1;
+            if let Found::Call(c) = &whole {
+                if config.family_of(model) == Some(c.form.family()) {
+                    if let Some(i) = FORMS.iter().position(|r| r.form == c.form) {
+                        by_form[i] += 1;
+                    }
+                }
+            }
         }
         let mut cut_seen: Option<Option<String>> = None;
         for run in 0..3 {
@@ -105,8 +128,8 @@ fn generated_replies_stream_like_the_whole_text() {
                 _ => 1 + rng.below(200),
             };
             let pieces = random_chunks(text, &mut rng, max);
-            check_grammar(text, &pieces, &whole);
-            let (stopped, got) = stream(&pieces, text, finish, &cat);
+            check_grammar(text, &pieces, &whole, forms);
+            let (stopped, got) = stream(model, &pieces, text, finish, &cat);
             match &cut_seen {
                 None => cut_seen = Some(stopped.clone()),
                 Some(first) => assert_eq!(first, &stopped, "case {case}: the stop point moved"),
@@ -119,7 +142,11 @@ fn generated_replies_stream_like_the_whole_text() {
                     let Found::Call(c) = &whole else {
                         panic!("case {case}: stopped early without a call: {text:?}")
                     };
-                    assert_eq!(find_first_call(cut), Found::Call(c.clone()), "case {case}");
+                    assert_eq!(
+                        Scanner::with_forms(forms).finish(cut),
+                        Found::Call(c.clone()),
+                        "case {case}"
+                    );
                     if want.outcome == Outcome::Translated {
                         assert_eq!(got.request, want.request, "case {case}: {text:?}");
                     } else {
@@ -142,4 +169,16 @@ fn generated_replies_stream_like_the_whole_text() {
         "{cases} generated replies: {with_calls} with a call, {translated} translated in batch, {early} stopped early"
     );
     assert!(with_calls > cases / 3 && translated > cases / 10 && early > cases / 20);
+    if cases >= 2_000 {
+        let uncovered: Vec<&str> = FORMS
+            .iter()
+            .zip(&by_form)
+            .filter(|(_, n)| **n == 0)
+            .map(|(r, _)| r.code)
+            .collect();
+        assert!(
+            uncovered.is_empty(),
+            "forms never translated under their family: {uncovered:?}"
+        );
+    }
 }

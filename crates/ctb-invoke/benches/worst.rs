@@ -1,5 +1,6 @@
-//! The grammar on the worst shapes found so far (issue 8), at growing sizes: the time per byte
-//! stays flat (linear work). Each shape is scanned in one piece and streamed in small pieces.
+//! The grammar on the worst shapes found so far (the hostile shapes), at growing sizes: the
+//! time per byte stays flat (linear work). Each shape is scanned in one piece and streamed in
+//! small pieces.
 //!
 //! - `many_params`: one call with ever more parameters (duplicate-name checks);
 //! - `fence_line`: one unfinished line of backticks with `invoke>` at its end;

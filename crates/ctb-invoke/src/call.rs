@@ -1,44 +1,90 @@
-//! The dispatcher: the parser of one candidate call, which reads its head and hands the rest
-//! to the grammar of its form.
+//! The dispatcher: the parser of one candidate call. It finds the form the candidate is written
+//! in from the registry's rows, and runs the body of that form's engine ([`crate::forms`]).
 //!
-//! [`Parser`] is a small state machine over the reply. Each state either waits for more text
-//! ([`Step::Pending`]) or moves on; it never goes back over bytes it has examined, except for a
-//! bounded look at one tag. Tags are parsed by the nom productions in [`crate::tag`], once,
-//! when [`crate::lex`] has found where they end. The families' bodies live in their own
-//! modules: [`crate::invoke`] (Claude's `<invoke>` form, also written by MiniMax, DeepSeek,
-//! StepFun and Grok), [`crate::kv`] (Qwen3-Coder's and GLM's key/value tags) and
-//! [`crate::json_call`] (the forms whose arguments are one JSON object). The shared types are
-//! in [`crate::grammar`].
+//! A candidate starts where the scanner found one ([`Start`]):
+//!
+//! - at a literal opener: the form is the row that has it (the preferred one, when rows share
+//!   it), and its body starts there;
+//! - at `<` and an element name some row opens a call with: the tag is read (once its end has
+//!   arrived, by the nom productions of [`crate::tag`]) and is either a **wrapper** of some
+//!   rows (`<function_calls>`, `<tool_call>`, `<minimax:tool_call>`...), after which what
+//!   follows picks the form among them ([`Lead`]: a call element, a literal such as
+//!   `<function=`, a bare name, a JSON object), or a **call element** of the element family,
+//!   whose row is the one that names its namespace prefix, else the one that takes any;
+//! - on a line that lost its `<`, or a reply that starts in the middle of the opening tag: the
+//!   call element of the row whose spec reads that slip.
+//!
+//! A wrapper whose row names its prefix (`<minimax:tool_call>`, `<｜DSML｜tool_calls>`) decides
+//! the form of the call inside it. Where rows could read the same candidate, the forms the
+//! reply is read for come first, in the registry's order, then the others (a call in a form not
+//! read is still a complete call, which the scanner then skips as quoted). A candidate started
+//! by a form's glued opener may only be in that form.
+//!
+//! The parser never goes back over bytes it has examined, except for a bounded look at one tag.
 
 use std::collections::HashSet;
 
+use crate::forms::element::{self, Spelling};
+use crate::forms::{Ends, Lead, key_value};
 use crate::grammar::{Args, Body, Call, Param, Spans, Start, Step, span};
-use crate::invoke::Spelling;
 use crate::lex::{Meter, Poll, TagEnd, skip_ws, starts_with};
-use crate::registry::{Engine, Form};
-use crate::vocab::{
-    INVOKE, MINIMAX_PREFIX, NAME_ATTR, TOOL_CALL, dsml, grok, is_wrapper, qwen, step3,
-};
-use crate::{invoke, json_call, kv, tag};
+use crate::registry::{FORMS, Form, FormRow, Forms, Opener};
+use crate::structure::Marker;
+use crate::tag;
+
+/// Which rows a candidate may be in, and which come first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Prefer {
+    /// The forms the reply is read for: tried first.
+    pub(crate) read: Forms,
+    /// The only form the candidate may be in (it started at that form's glued opener).
+    pub(crate) only: Option<Form>,
+}
+
+impl Prefer {
+    /// Every form, in the registry's order.
+    pub(crate) const ALL: Prefer = Prefer {
+        read: Forms::ALL,
+        only: None,
+    };
+
+    /// The rows, the preferred first.
+    fn rows(self) -> impl Iterator<Item = &'static FormRow> {
+        let Prefer { read, only } = self;
+        let allowed = move |r: &&FormRow| only.is_none_or(|f| f == r.form);
+        let first = FORMS
+            .iter()
+            .filter(move |r| read.contains(r.form))
+            .filter(allowed);
+        let then = FORMS
+            .iter()
+            .filter(move |r| !read.contains(r.form))
+            .filter(allowed);
+        first.chain(then)
+    }
+}
 
 #[derive(Debug, Clone)]
 enum State {
     /// The first tag (or the lost-bracket / mid-tag head).
     Head(TagEnd),
-    /// After a wrapper's opening tag: white space, then what the wrapper holds.
+    /// After a wrapper's opening tag: white space, then what the wrapper holds. `rows`: the
+    /// rows whose wrappers it is; `announced`: the form a wrapper with the row's own prefix
+    /// decides.
     AfterWrapper {
         pos: usize,
-        tool_call: bool,
+        rows: Forms,
+        announced: Option<Form>,
     },
-    /// The `<invoke ...>` (or `<xai:function_call ...>`) tag after a wrapper.
-    InvokeTag(TagEnd),
-    Invoke(invoke::Invoke),
-    KeyValue(kv::KeyValue),
-    Json(json_call::JsonCall),
-    /// A form whose registry row names its body.
+    /// The opening tag of a call element after a wrapper.
+    CallTag {
+        scan: TagEnd,
+        announced: Option<Form>,
+    },
+    /// The form's body.
     Body(Box<dyn Body>),
-    Done(usize),
-    Failed(usize),
+    /// Decided: every later run answers the same.
+    Decided(Step),
 }
 
 /// The incremental parser of one candidate call.
@@ -48,7 +94,9 @@ pub(crate) struct Parser {
     /// Where the call element itself starts (after a wrapper).
     head: usize,
     how: Start,
-    form: Form,
+    prefer: Prefer,
+    /// The form, once known.
+    form: Option<Form>,
     /// The DSML sentinel of the call's tags, once its first named tag is read.
     spelling: Spelling,
     state: State,
@@ -56,24 +104,29 @@ pub(crate) struct Parser {
 }
 
 impl Parser {
-    pub(crate) fn new(start: usize, how: Start) -> Self {
-        let mut form = Form::CLAUDE;
+    pub(crate) fn new(start: usize, how: Start, prefer: Prefer) -> Self {
+        let mut form = None;
         let state = match how {
-            Start::Tag => State::Head(TagEnd::open(start)),
+            Start::Element => State::Head(TagEnd::open(start)),
             Start::LostBracket | Start::MidTag => State::Head(TagEnd::headless(start)),
-            Start::Token => State::Json(json_call::JsonCall::token(start)),
-            Start::Body(f) => match f.row().engine {
-                Engine::Body(body) => {
-                    form = f;
-                    State::Body((body.new)(start))
+            Start::Literal(lit) => {
+                let row = prefer
+                    .rows()
+                    .find(|r| r.openers.contains(&Opener::Literal(lit)));
+                match row.and_then(|r| Some((r.form, r.engine.body(start, r.values)?))) {
+                    Some((f, body)) => {
+                        form = Some(f);
+                        State::Body(body)
+                    }
+                    None => State::Decided(Step::Failed(start)),
                 }
-                _ => State::Failed(start),
-            },
+            }
         };
         Self {
             start,
             head: start,
             how,
+            prefer,
             form,
             spelling: Spelling::Unknown,
             state,
@@ -85,21 +138,20 @@ impl Parser {
         self.start
     }
 
-    /// How the candidate started.
-    pub(crate) fn how(&self) -> Start {
-        self.how
+    /// What the body has read so far.
+    #[cfg(test)]
+    pub(crate) fn spans(&self) -> &Spans {
+        &self.spans
     }
 
     /// The markup form read so far (final once the call is complete).
     pub(crate) fn form(&self) -> Form {
-        self.form
+        self.form.unwrap_or(Form::CLAUDE)
     }
 
     /// Whether the parser is inside a parameter value.
     pub(crate) fn in_parameter(&self) -> bool {
         match &self.state {
-            State::Invoke(b) => b.in_parameter(),
-            State::KeyValue(b) => b.in_parameter(),
             State::Body(b) => b.in_parameter(),
             _ => false,
         }
@@ -109,185 +161,244 @@ impl Parser {
     /// bytes examined in `meter`. `Pending` at the end of the whole reply means the call is
     /// cut off.
     pub(crate) fn run(&mut self, text: &str, meter: &mut Meter) -> Step {
-        let b = text.as_bytes();
         loop {
-            let next = match &mut self.state {
-                State::Done(end) => return Step::Done(*end),
-                State::Failed(at) => return Step::Failed(*at),
-                State::Invoke(body) => {
-                    let step = body.run(text, &mut self.spans, meter);
-                    return self.settle(step);
+            match self.next(text, meter) {
+                Ok(next) => self.state = next,
+                Err(Step::Pending) => return Step::Pending,
+                Err(step) => {
+                    self.state = State::Decided(step);
+                    return step;
                 }
-                State::KeyValue(body) => {
-                    let step = body.run(text, &mut self.spans, meter);
-                    return self.settle(step);
-                }
-                State::Body(body) => {
-                    let step = body.run(text, &mut self.spans, meter);
-                    return self.settle(step);
-                }
-                State::Json(body) => {
-                    let step = body.run(text, &mut self.spans, meter);
-                    if let Some(form) = body.form() {
-                        self.form = form;
-                    }
-                    match body.handoff() {
-                        // Step-3's tokens are read: Claude's form follows.
-                        Some(at) => {
-                            self.head = at;
-                            State::InvokeTag(TagEnd::open(at))
-                        }
-                        None => return self.settle(step),
-                    }
-                }
-                State::Head(scan) => {
-                    // Qwen3-Coder's `<function=name>` is not an XML tag: look for it first.
-                    if self.how == Start::Tag {
-                        match starts_with(b, self.start, qwen::FUNCTION_OPEN, meter) {
-                            Poll::Pending => return Step::Pending,
-                            Poll::Ready(true) => {
-                                self.form = Form::QWEN3_CODER;
-                                self.state = State::KeyValue(kv::KeyValue::new(
-                                    Form::QWEN3_CODER,
-                                    self.start,
-                                ));
-                                continue;
-                            }
-                            Poll::Ready(false) => {}
-                        }
-                    }
-                    match scan.poll(b, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Err(_)) => State::Failed(self.start),
-                        Poll::Ready(Ok(end)) => {
-                            meter.read(self.start, end);
-                            self.head(text, end)
-                        }
-                    }
-                }
-                State::AfterWrapper { pos, tool_call } => {
-                    let tool_call = *tool_call;
-                    let Some(at) = skip_ws(b, pos, meter) else {
-                        return Step::Pending;
-                    };
-                    self.head = at;
-                    match b[at] {
-                        b'<' => match starts_with(b, at, qwen::FUNCTION_OPEN, meter) {
-                            Poll::Pending => return Step::Pending,
-                            Poll::Ready(true) => {
-                                self.form = Form::QWEN3_CODER;
-                                State::KeyValue(kv::KeyValue::new(Form::QWEN3_CODER, at))
-                            }
-                            Poll::Ready(false) => State::InvokeTag(TagEnd::open(at)),
-                        },
-                        b'{' if tool_call => {
-                            self.form = Form::HERMES;
-                            State::Json(json_call::JsonCall::hermes(at))
-                        }
-                        c if tool_call && kv::starts_name(c) => {
-                            self.form = Form::GLM;
-                            State::KeyValue(kv::KeyValue::new(Form::GLM, at))
-                        }
-                        _ => State::Failed(at),
-                    }
-                }
-                State::InvokeTag(scan) => {
-                    let at = scan.at();
-                    match scan.poll(b, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(Err(_)) => State::Failed(at),
-                        Poll::Ready(Ok(end)) => {
-                            meter.read(at, end);
-                            match tag::complete(tag::open, &text[at..end]) {
-                                Some(open) => self.invoke_head(text, &open, at, end),
-                                None => State::Failed(at),
-                            }
-                        }
-                    }
-                }
-            };
-            self.state = next;
+            }
         }
     }
 
-    /// Records a body's final answer in the parser state.
-    fn settle(&mut self, step: Step) -> Step {
-        match step {
-            Step::Done(end) => self.state = State::Done(end),
-            Step::Failed(at) => self.state = State::Failed(at),
-            Step::Pending => {}
-        }
-        step
+    fn next(&mut self, text: &str, meter: &mut Meter) -> Result<State, Step> {
+        let b = text.as_bytes();
+        Ok(match &mut self.state {
+            State::Decided(step) => return Err(*step),
+            State::Body(body) => {
+                let step = body.run(text, &mut self.spans, meter);
+                if let Some(head) = body.head() {
+                    self.head = head;
+                }
+                return Err(step);
+            }
+            State::Head(scan) => match scan.poll(b, meter) {
+                Poll::Pending => return Err(Step::Pending),
+                Poll::Ready(Err(_)) => return Err(Step::Failed(self.start)),
+                Poll::Ready(Ok(end)) => {
+                    meter.read(self.start, end);
+                    self.head(text, end)?
+                }
+            },
+            State::AfterWrapper {
+                pos,
+                rows,
+                announced,
+            } => {
+                let (rows, announced) = (*rows, *announced);
+                let Some(at) = skip_ws(b, pos, meter) else {
+                    return Err(Step::Pending);
+                };
+                self.head = at;
+                self.after_wrapper(b, at, rows, announced, meter)?
+            }
+            State::CallTag { scan, announced } => {
+                let (at, announced) = (scan.at(), *announced);
+                match scan.poll(b, meter) {
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(Err(_)) => return Err(Step::Failed(at)),
+                    Poll::Ready(Ok(end)) => {
+                        meter.read(at, end);
+                        match tag::complete(tag::open, &text[at..end]) {
+                            Some(open) => self.call_element(text, &open, (at, end), announced)?,
+                            None => return Err(Step::Failed(at)),
+                        }
+                    }
+                }
+            }
+        })
     }
 
     /// The first tag has ended at `end`: what it starts.
-    fn head(&mut self, text: &str, end: usize) -> State {
+    fn head(&mut self, text: &str, end: usize) -> Result<State, Step> {
         let slice = &text[self.start..end];
+        let failed = Err(Step::Failed(self.start));
         match self.how {
-            Start::Tag => match tag::complete(tag::open, slice) {
-                Some(open)
-                    if is_wrapper(open.name.prefix, open.name.local) && !open.self_closing =>
-                {
-                    self.form = wrapper_form(&open.name);
-                    self.spelling.admits(open.name.prefix);
-                    State::AfterWrapper {
-                        pos: end,
-                        tool_call: open.name.local == TOOL_CALL && open.name.prefix.is_none(),
-                    }
+            Start::Element => {
+                let Some(open) = tag::complete(tag::open, slice) else {
+                    return failed;
+                };
+                let (prefix, local) = (open.name.prefix, open.name.local);
+                let rows = self.wrapper_rows(prefix, local);
+                if rows == Forms::NONE || open.self_closing {
+                    return self.call_element(text, &open, (self.start, end), None);
                 }
-                Some(open) => self.invoke_head(text, &open, self.start, end),
-                None => State::Failed(self.start),
-            },
+                self.spelling.admits(prefix);
+                // A wrapper with its row's own prefix decides the form of the call inside.
+                let announced = self
+                    .prefer
+                    .rows()
+                    .filter(|r| rows.contains(r.form) && r.engine.element().is_some())
+                    .find(|r| {
+                        r.wrappers.iter().any(|w| {
+                            matches!(w, Opener::Prefixed(..)) && w.is_element(prefix, local)
+                        })
+                    })
+                    .map(|r| r.form);
+                Ok(State::AfterWrapper {
+                    pos: end,
+                    rows,
+                    announced,
+                })
+            }
             Start::LostBracket => match tag::complete(tag::bare_open, slice) {
                 Some(open) if open.name.prefix.is_some() => {
-                    self.invoke_head(text, &open, self.start, end)
+                    self.call_element(text, &open, (self.start, end), None)
                 }
-                _ => State::Failed(self.start),
+                _ => failed,
             },
-            Start::MidTag => match tag::complete(tag::mid_tag, slice) {
-                Some(n) => {
-                    self.spans.name = span(text, n);
-                    State::Invoke(invoke::Invoke::new(
-                        end,
-                        invoke::Element::Invoke,
-                        self.spelling,
-                    ))
+            Start::MidTag => {
+                let row = self
+                    .prefer
+                    .rows()
+                    .find(|r| r.engine.element().is_some_and(|s| s.mid_tag));
+                match (tag::complete(tag::mid_tag, slice), row) {
+                    (Some(n), Some(row)) => {
+                        let spec = row.engine.element().unwrap_or(&element::CLAUDE);
+                        self.spans.name = span(text, n);
+                        self.form = Some(row.form);
+                        Ok(State::Body(Box::new(element::Call::new(
+                            spec,
+                            end,
+                            self.spelling,
+                        ))))
+                    }
+                    _ => failed,
                 }
-                None => State::Failed(self.start),
-            },
-            Start::Token | Start::Body(_) => State::Failed(self.start),
+            }
+            Start::Literal(_) => failed,
         }
     }
 
-    /// The call's own opening tag `text[at..end]`: `<invoke name=...>` in any namespace, or
-    /// Grok's `<xai:function_call name=...>`.
-    fn invoke_head(&mut self, text: &str, open: &tag::Open<'_>, at: usize, end: usize) -> State {
-        let element = match (open.name.prefix, open.name.local) {
-            (_, INVOKE) => invoke::Element::Invoke,
-            (Some(grok::PREFIX), grok::ELEMENT) => invoke::Element::GrokFunctionCall,
-            _ => return State::Failed(at),
-        };
-        // A wrapper and its call are written with one spelling.
-        if !self.spelling.admits(open.name.prefix) {
-            return State::Failed(at);
-        }
-        match open.attr(NAME_ATTR) {
-            Some(n) if !open.self_closing && !n.trim().is_empty() => {
-                self.spans.name = span(text, n);
-                if self.form == Form::CLAUDE {
-                    self.form = match (element, open.name.prefix) {
-                        (invoke::Element::GrokFunctionCall, _) => Form::GROK,
-                        (_, Some(p)) if dsml::is_sentinel(p) => Form::DEEPSEEK_DSML,
-                        (_, Some(MINIMAX_PREFIX)) => Form::MINIMAX,
-                        _ => Form::CLAUDE,
+    /// The rows whose wrappers an element with this prefix and name is.
+    fn wrapper_rows(&self, prefix: Option<&str>, local: &str) -> Forms {
+        self.prefer
+            .rows()
+            .filter(|r| r.wrappers.iter().any(|w| w.is_element(prefix, local)))
+            .fold(Forms::NONE, |set, r| set.with(r.form))
+    }
+
+    /// After a wrapper of `rows`, the call starts at `at`: what starts there picks the form.
+    fn after_wrapper(
+        &mut self,
+        b: &[u8],
+        at: usize,
+        rows: Forms,
+        announced: Option<Form>,
+        meter: &mut Meter,
+    ) -> Result<State, Step> {
+        let candidates = || self.prefer.rows().filter(move |r| rows.contains(r.form));
+        let lead = match b[at] {
+            b'<' => {
+                // A literal lead (Qwen3-Coder's `<function=`) is checked before a tag is read.
+                let mut tried: Vec<&str> = Vec::new();
+                for row in candidates() {
+                    let Lead::Literal(lit) = row.engine.lead() else {
+                        continue;
                     };
+                    if tried.contains(&lit) {
+                        continue;
+                    }
+                    tried.push(lit);
+                    match starts_with(b, at, lit, meter) {
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(true) => return self.start_body(row, at),
+                        Poll::Ready(false) => {}
+                    }
                 }
-                if self.form == Form::STEP3 && open.name.prefix != Some(step3::PREFIX) {
-                    return State::Failed(at);
-                }
-                State::Invoke(invoke::Invoke::new(end, element, self.spelling))
+                return Ok(State::CallTag {
+                    scan: TagEnd::open(at),
+                    announced,
+                });
             }
-            _ => State::Failed(at),
+            b'{' => Lead::Object,
+            c if key_value::starts_name(c) => Lead::Name,
+            _ => return Err(Step::Failed(at)),
+        };
+        match candidates().find(|r| r.engine.lead() == lead) {
+            Some(row) => self.start_body(row, at),
+            None => Err(Step::Failed(at)),
+        }
+    }
+
+    /// The call of `row` starts at `at`: its body.
+    fn start_body(&mut self, row: &'static FormRow, at: usize) -> Result<State, Step> {
+        match row.engine.body(at, row.values) {
+            Some(body) => {
+                self.form = Some(row.form);
+                Ok(State::Body(body))
+            }
+            None => Err(Step::Failed(at)),
+        }
+    }
+
+    /// The call element's opening tag `text[at..end]`: the row whose spec names its prefix,
+    /// else the one that takes any (the form a wrapper `announced` wins).
+    fn call_element(
+        &mut self,
+        text: &str,
+        open: &tag::Open<'_>,
+        (at, end): (usize, usize),
+        announced: Option<Form>,
+    ) -> Result<State, Step> {
+        let (prefix, local) = (open.name.prefix, open.name.local);
+        let claims = |specific: bool| {
+            self.prefer.rows().find(|r| {
+                r.engine
+                    .element()
+                    .is_some_and(|s| s.claims(prefix, local) == Some(specific))
+            })
+        };
+        let Some(row) = claims(true).or_else(|| claims(false)) else {
+            return Err(Step::Failed(at));
+        };
+        let spec = row.engine.element().unwrap_or(&element::CLAUDE);
+        let call = element::open_call(spec, text, open, (at, end), self.spelling, &mut self.spans)
+            .map_err(Step::Failed)?;
+        self.form = Some(announced.unwrap_or(row.form));
+        Ok(State::Body(Box::new(call)))
+    }
+
+    /// What delimits the text of this candidate, once it broke (the quotation rules read no
+    /// call inside it), and the depth to start from (1 when its opening has no `<` to count).
+    pub(crate) fn region(&self, text: &str) -> Option<(Marker, u32)> {
+        match self.how {
+            Start::Literal(_) => {
+                let ends = self.form?.row().engine.ends();
+                Some((
+                    match ends {
+                        Ends::Tokens(tokens) => Marker::Tokens(tokens),
+                        Ends::Balanced(open, close) => Marker::Literal(open, close),
+                        Ends::Element | Ends::None => return None,
+                    },
+                    0,
+                ))
+            }
+            Start::LostBracket | Start::MidTag => {
+                Some((Marker::Element(crate::registry::slip_element()?), 1))
+            }
+            Start::Element => {
+                let local = text[self.start..]
+                    .strip_prefix('<')
+                    .and_then(|r| tag::name(r).ok())
+                    .map(|(_, n)| n.local);
+                let name = local
+                    .and_then(crate::registry::element_name)
+                    .or_else(crate::registry::slip_element)?;
+                Some((Marker::Element(name), 0))
+            }
         }
     }
 
@@ -330,7 +441,7 @@ impl Parser {
             }
         };
         Call {
-            form: self.form,
+            form: self.form(),
             name: text[self.spans.name.clone()].trim(),
             args,
             prose_end: self.start,
@@ -345,13 +456,3 @@ impl Parser {
 /// Up to this many parameters, duplicate names are found by comparing each with the earlier
 /// ones (at most 120 comparisons) instead of hashing.
 const FEW_PARAMS: usize = 16;
-
-/// The family a wrapper announces (`<minimax:tool_call>`, `<｜DSML｜function_calls>`); the call
-/// inside may still say otherwise.
-fn wrapper_form(name: &tag::Name<'_>) -> Form {
-    match name.prefix {
-        Some(MINIMAX_PREFIX) => Form::MINIMAX,
-        Some(p) if dsml::is_sentinel(p) => Form::DEEPSEEK_DSML,
-        _ => Form::CLAUDE,
-    }
-}

@@ -1,8 +1,9 @@
 //! The grammar's shared types: the public result ([`Call`], [`Param`], [`Args`], [`Form`],
 //! [`Family`], [`ValueKind`]) and what every body of the grammar fills in and answers
-//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]). The dispatcher ([`crate::call`]), the bodies
-//! and the registry ([`crate::registry`], which gives [`Form`] and [`Family`] their constants
-//! and rows) depend on this module; it depends on none of them.
+//! ([`Body`], [`Spans`], [`RawParam`], [`Step`]), and how a form's values are cut
+//! ([`Values`]). The dispatcher ([`crate::call`]), the bodies and the registry
+//! ([`crate::registry`], which gives [`Form`] and [`Family`] their constants and rows) depend
+//! on this module; it depends on none of them.
 
 use std::fmt;
 use std::ops::Range;
@@ -18,6 +19,20 @@ pub struct Family(pub(crate) u8);
 /// [`crate::registry`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Form(pub(crate) u8);
+
+/// How a form's parameter values are cut from the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Values {
+    /// Byte for byte between the tags.
+    AsWritten,
+    /// Without one line break right after the opening tag and one right before the closing
+    /// tag (Qwen3-Coder writes each value on lines of its own: `prompts/a.md` + newline +
+    /// `</parameter>` is the path `prompts/a.md`).
+    OneLineBreak,
+    /// The arguments are one JSON object: no values to trim.
+    Json,
+}
 
 /// How a parameter's value is written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,16 +121,16 @@ impl<'a> Call<'a> {
 /// How a candidate starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Start {
-    /// At `<`: a wrapper, `<invoke`, `<xai:function_call`, `<function=`.
-    Tag,
-    /// A line that lost its `<` and starts with a prefixed `ns:invoke name=...>`.
+    /// At `<` and the name of an element some form's row opens a call with: a wrapper
+    /// (`<function_calls>`, `<tool_call>`...) or a call element (`<invoke`,
+    /// `<xai:function_call`).
+    Element,
+    /// A line that lost its `<` and starts with a prefixed call element (`ns:invoke name=...>`).
     LostBracket,
     /// The reply starts mid-tag: `="tool">` or `name="tool">`.
     MidTag,
-    /// At a model's special token (`<|tool_call_begin|>`, `<｜tool▁calls▁begin｜>`, ...).
-    Token,
-    /// At an opener of a form whose registry row names its body.
-    Body(Form),
+    /// At this literal opener (a special token, `<function=`).
+    Literal(&'static str),
 }
 
 /// What one run of the parser decided.
@@ -147,18 +162,58 @@ pub(crate) struct Spans {
     pub(crate) json: Option<Range<usize>>,
 }
 
-/// One family's body: resumed over the text, it fills [`Spans`].
+/// One form's body: resumed over the text, it fills [`Spans`].
 ///
-/// A body keeps its state between runs, reads each byte a bounded number of times (recording
-/// it in the [`Meter`]), reads no byte past the one that decides, and answers
-/// [`Step::Pending`] while undecided, [`Step::Done`] just past the call's end, or
-/// [`Step::Failed`] where the structure broke. The bodies of the forms a registry row names
-/// with [`Engine::Body`](crate::registry::Engine) are reached through `Box<dyn Body>`.
+/// A body is a state machine stepped over the growing reply: each [`Body::step`] reads on from
+/// where it stopped and answers `Ok(())` when it moved on, `Err(Step::Pending)` when the text
+/// ends before the next decision, or `Err(Step::Done(end))` just past the call's end /
+/// `Err(Step::Failed(at))` where the structure broke; once decided, every later step answers
+/// the same. It keeps its state between runs, reads each byte a bounded number of times
+/// (recording it in the [`Meter`]) and reads no byte past the one that decides. A form's
+/// registry row names the engine whose body reads it; bodies are reached through
+/// `Box<dyn Body>`.
 pub(crate) trait Body: fmt::Debug + BoxedBody + Send + Sync {
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step;
+    /// One step (see the trait's documentation).
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step>;
+
+    /// Steps until the body waits for more text or has decided.
+    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+        loop {
+            if let Err(step) = self.step(text, spans, meter) {
+                return step;
+            }
+        }
+    }
+
     /// Whether the text ends inside a parameter value.
     fn in_parameter(&self) -> bool {
         false
+    }
+
+    /// Where the call element starts, when a header before it is part of the call (Step-3's
+    /// tokens before its `<steptml:invoke>`).
+    fn head(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// The step of a body written as `next`, the state after it: moves to it (`Ok`), or keeps a
+/// decision in the state `decided` builds, so that every later step answers the same.
+pub(crate) fn settle<S>(
+    state: &mut S,
+    next: Result<S, Step>,
+    decided: fn(Step) -> S,
+) -> Result<(), Step> {
+    match next {
+        Ok(next) => {
+            *state = next;
+            Ok(())
+        }
+        Err(Step::Pending) => Err(Step::Pending),
+        Err(step) => {
+            *state = decided(step);
+            Err(step)
+        }
     }
 }
 

@@ -3,14 +3,14 @@
 use crate::ahead::Ahead;
 use nom::Parser as _;
 
-use crate::call::Parser;
+use crate::call::{Parser, Prefer};
 use crate::grammar::{Call, Start, Step};
 use crate::lex::Meter;
 use crate::registry::Forms;
 use crate::registry::{self, Opener};
-use crate::structure::{LineProbe, Marker, Structure, indent_cols};
+use crate::structure::{LineProbe, Structure, indent_cols};
 use crate::tag;
-use crate::vocab::{END_TOKENS, RESIDUE_WORDS, qwen};
+use crate::vocab::RESIDUE_WORDS;
 
 /// Why a text holds no call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,13 +128,13 @@ pub fn calls_anywhere(text: &str) -> AllCalls<'_> {
             glued
                 .iter()
                 .find(|(t, _)| text[k..].starts_with(t))
-                .map(|(_, form)| literal_start(*form))
+                .map(|(t, _)| Start::Literal(t))
         };
         let Some(how) = how else {
             at = k + 1;
             continue;
         };
-        let mut parser = Parser::new(k, how);
+        let mut parser = Parser::new(k, how, Prefer::ALL);
         match parser.run(text, &mut meter) {
             Step::Done(end) if end > k => {
                 calls.push(parser.call(text, end));
@@ -693,9 +693,7 @@ impl Scanner {
                         let own = &b[start..c.reach.min(b.len())];
                         self.meter.work += own.len();
                         if memchr::memchr(b'\n', own).is_some_and(|nl| start + nl + 1 < c.reach) {
-                            if let Some((marker, depth)) =
-                                region_marker(text, c.parser.start(), c.parser.how())
-                            {
+                            if let Some((marker, depth)) = c.parser.region(text) {
                                 self.structure.broken(c.parser.start(), marker, depth);
                             }
                             self.quoted = true;
@@ -748,7 +746,7 @@ impl Scanner {
                     }
                     if let Some((offset, how)) = self.classify(line, complete) {
                         let start = self.line + offset;
-                        self.start_candidate(start, how);
+                        self.start_candidate(start, how, None);
                         // Should the candidate fail on its own line, the rest of the line is
                         // ordinary text (where a token may still start a call).
                         self.kind = LineKind::Ordinary;
@@ -762,8 +760,8 @@ impl Scanner {
                 }
                 LineKind::Ordinary => {
                     match self.watch_line(text, line_end, complete) {
-                        Some(Ok((start, how))) => {
-                            self.start_candidate(start, how);
+                        Some(Ok((start, how, form))) => {
+                            self.start_candidate(start, how, Some(form));
                             continue;
                         }
                         Some(Err(())) => return self.nothing(),
@@ -825,15 +823,23 @@ impl Scanner {
         }
     }
 
-    /// A candidate call starts at `start`, on the current line.
-    fn start_candidate(&mut self, start: usize, how: Start) {
+    /// A candidate call starts at `start`, on the current line (only in the form `only` when
+    /// it starts at that form's glued opener or after its boundary).
+    fn start_candidate(&mut self, start: usize, how: Start, only: Option<registry::Form>) {
         if start < self.barrier {
             self.rescans += 1;
         } else {
             self.rescans = 0;
         }
         self.candidate = Some(Candidate {
-            parser: Parser::new(start, how),
+            parser: Parser::new(
+                start,
+                how,
+                Prefer {
+                    read: self.forms,
+                    only,
+                },
+            ),
             line: self.line,
             reach: start,
         });
@@ -848,7 +854,7 @@ impl Scanner {
         text: &str,
         line_end: usize,
         complete: bool,
-    ) -> Option<Result<(usize, Start), ()>> {
+    ) -> Option<Result<(usize, Start, registry::Form), ()>> {
         let b = text.as_bytes();
         let watch = self.watch.as_mut()?;
         while let Some(k) = self.breaks.next(b, watch.from, line_end) {
@@ -885,7 +891,7 @@ impl Scanner {
                 continue;
             };
             let (at, start) = match hit.kind {
-                BreakKind::GluedTag(_) => (k, Some(Ok(Start::Tag))),
+                BreakKind::GluedTag(_) => (k, Some(Ok(Start::Element))),
                 BreakKind::Glued(_) => (k, opener_at(rest, hit.form, complete)),
                 BreakKind::After(_) => {
                     let at = k + len;
@@ -923,7 +929,7 @@ impl Scanner {
                 self.quoted = true;
                 continue;
             }
-            return Some(Ok((at, start)));
+            return Some(Ok((at, start, hit.form)));
         }
         self.meter.work += line_end - watch.from;
         watch.from = line_end;
@@ -1052,42 +1058,6 @@ impl Scanner {
     }
 }
 
-/// What delimits the text of a candidate that broke, by how it started: its element (or
-/// Qwen3-Coder's literal tags), or a family's end tokens; and the depth to start from (1 when
-/// its opening has no `<` to count).
-fn region_marker(text: &str, start: usize, how: Start) -> Option<(Marker, u32)> {
-    use crate::vocab::{INVOKE, WRAPPERS, dsml};
-    Some(match how {
-        Start::Token => (Marker::Tokens(END_TOKENS), 0),
-        Start::LostBracket | Start::MidTag => (Marker::Element(INVOKE), 1),
-        Start::Body(form) => match form.row().engine {
-            registry::Engine::Body(body) if !body.ends.is_empty() => (Marker::Tokens(body.ends), 0),
-            // A form without an end of its own: its text cannot be told from what follows.
-            _ => return None,
-        },
-        Start::Tag => {
-            let rest = &text[start..];
-            if rest.starts_with(qwen::FUNCTION_OPEN) {
-                return Some((
-                    Marker::Literal(qwen::FUNCTION_OPEN, qwen::FUNCTION_CLOSE),
-                    0,
-                ));
-            }
-            let local = rest
-                .strip_prefix('<')
-                .and_then(|r| tag::name(r).ok())
-                .map_or(INVOKE, |(_, n)| n.local);
-            let element = WRAPPERS
-                .iter()
-                .chain([&INVOKE, &crate::vocab::grok::ELEMENT, &dsml::CALLS])
-                .find(|w| **w == local)
-                .copied()
-                .unwrap_or(INVOKE);
-            (Marker::Element(element), 0)
-        }
-    })
-}
-
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
 /// or a family's start token. Looks only at the line's `<` and `:` bytes, each in constant
@@ -1204,7 +1174,7 @@ fn mentions() -> &'static Mentions {
                     prefixed.push(o);
                     prefix_firsts.extend(prefixes.iter().map(|p| p.as_bytes()[0]));
                 }
-                Opener::Element(_) => prefixed.push(o),
+                Opener::Element(_) | Opener::Bare(_) => prefixed.push(o),
             }
         }
         let mut words: Vec<&'static str> = registry::FORMS
@@ -1312,7 +1282,7 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
     match lost {
         Ok((rest, n))
             if n.prefix.is_some_and(|p| p != crate::vocab::dsml::ASCII)
-                && n.local == crate::vocab::INVOKE
+                && registry::lost_bracket(n.prefix, n.local)
                 && rest.starts_with(|c: char| c.is_ascii_whitespace()) =>
         {
             Some(Ok((0, Start::LostBracket)))
@@ -1327,33 +1297,37 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
 /// `<function=`, or a family's start token.
 fn tag_starts_call(body: &str) -> Option<Result<Start, ()>> {
     // The literal openers, by the byte after their `<`: a body is compared with those only.
-    static BY_SECOND: std::sync::LazyLock<Vec<Vec<(&'static str, registry::Form)>>> =
+    static BY_SECOND: std::sync::LazyLock<Vec<Vec<&'static str>>> =
         std::sync::LazyLock::new(|| {
             let mut out = vec![Vec::new(); 256];
-            for (t, form) in registry::literal_openers() {
-                out[usize::from(t.as_bytes().get(1).copied().unwrap_or(0))].push((t, form));
+            for (t, _) in registry::literal_openers() {
+                let list: &mut Vec<&'static str> =
+                    &mut out[usize::from(t.as_bytes().get(1).copied().unwrap_or(0))];
+                if !list.contains(&t) {
+                    list.push(t);
+                }
             }
             out
         });
     let mut undecided = false;
-    let all: Vec<(&'static str, registry::Form)>;
-    let candidates: &[(&'static str, registry::Form)] = match body.as_bytes().get(1) {
+    let all: Vec<&'static str>;
+    let candidates: &[&'static str] = match body.as_bytes().get(1) {
         Some(&second) => &BY_SECOND[usize::from(second)],
         None => {
-            all = registry::literal_openers().collect();
+            all = registry::literal_openers().map(|(t, _)| t).collect();
             &all
         }
     };
-    for &(token, form) in candidates {
+    for &token in candidates {
         if body.starts_with(token) {
-            return Some(Ok(literal_start(form)));
+            return Some(Ok(Start::Literal(token)));
         }
         undecided |= token.starts_with(body);
     }
     let n: tag::Res<'_, _> =
         nom::sequence::preceded(nom::character::streaming::char('<'), tag::name).parse(body);
     match n {
-        Ok((_, n)) if registry::element_opens(n.prefix, n.local) => Some(Ok(Start::Tag)),
+        Ok((_, n)) if registry::element_opens(n.prefix, n.local) => Some(Ok(Start::Element)),
         Ok(_) if undecided => Some(Err(())),
         Ok(_) => None,
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
@@ -1388,16 +1362,6 @@ fn tag_opens(rest: &str, opener: &Opener, complete: bool) -> Option<Result<usize
     }
 }
 
-/// How a call that starts at one of `form`'s literal openers starts.
-fn literal_start(form: registry::Form) -> Start {
-    match form.row().engine {
-        // Key/value heads are tags the dispatcher reads (`<function=name>`).
-        registry::Engine::KeyValue(_) => Start::Tag,
-        registry::Engine::Body(_) => Start::Body(form),
-        registry::Engine::Tokens | registry::Engine::Xml => Start::Token,
-    }
-}
-
 /// Whether one of `form`'s literal openers starts `rest` (a point inside a line that a break
 /// token made a line start): `Some(Ok)` how the call starts, `Some(Err)` while `rest` is a
 /// prefix of one and the line goes on, `None` when none does.
@@ -1406,7 +1370,7 @@ fn opener_at(rest: &str, form: registry::Form, complete: bool) -> Option<Result<
     for opener in form.row().openers {
         if let Opener::Literal(token) = opener {
             if rest.starts_with(token) {
-                return Some(Ok(literal_start(form)));
+                return Some(Ok(Start::Literal(token)));
             }
             undecided |= !complete && token.starts_with(rest);
         }
@@ -1560,7 +1524,9 @@ mod tests {
             for o in row.glued.iter().chain(row.openers) {
                 match o {
                     Opener::Literal(t) => pieces.push((*t).to_owned()),
-                    Opener::Element(e) | Opener::Prefixed(_, e) => pieces.push(format!("<{e} ")),
+                    Opener::Element(e) | Opener::Prefixed(_, e) | Opener::Bare(e) => {
+                        pieces.push(format!("<{e} "))
+                    }
                 }
             }
             pieces.extend(row.boundaries.iter().map(|t| (*t).to_owned()));

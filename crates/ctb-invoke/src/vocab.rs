@@ -50,8 +50,42 @@ pub mod hermes {
 /// The element that holds one argument.
 pub const PARAMETER: &str = "parameter";
 
+/// Claude's wrapper around a call.
+pub const FUNCTION_CALLS: &str = "function_calls";
+
+/// A wrapper models write in its place (and DeepSeek V4's block).
+pub const TOOL_CALLS: &str = "tool_calls";
+
 /// Wrapper elements around a call (`<function_calls>`, MiniMax's `<minimax:tool_call>`, ...).
-pub const WRAPPERS: &[&str] = &["function_calls", TOOL_CALL, "tool_calls"];
+pub const WRAPPERS: &[&str] = &[FUNCTION_CALLS, TOOL_CALL, TOOL_CALLS];
+
+/// Substrings that tell a form's markup in a text (the prose policy never sends a reply holding
+/// one through `response`), for the forms whose words are not all tokens of their own.
+pub mod markers {
+    use super::{glm, qwen};
+
+    /// Claude's elements and the results a model invents after them.
+    pub const CLAUDE: &[&str] = &[
+        "invoke name=",
+        "invoke>",
+        "function_calls>",
+        "<function_calls",
+        "function_call>",
+        "parameter name=",
+        "parameter>",
+        "tool_args>",
+        "function_results>",
+        "think>",
+    ];
+    /// The `<tool_call>` wrapper (MiniMax's, Hermes's).
+    pub const TOOL_CALL: &[&str] = &["tool_call>", "<tool_call"];
+    /// Grok's call element.
+    pub const GROK: &[&str] = &["function_call>", "xai:function_call"];
+    /// Qwen3-Coder's call.
+    pub const QWEN3_CODER: &[&str] = &[qwen::FUNCTION_OPEN, "tool_call>"];
+    /// GLM's call.
+    pub const GLM: &[&str] = &[glm::KEY_OPEN, "tool_call>"];
+}
 
 /// Child elements of `<invoke>` other than `<parameter>` that are taken as a parameter named
 /// after the element (`<tool_args>{...}</tool_args>`).
@@ -336,12 +370,6 @@ pub mod reasoning {
     pub const INKLING_OPEN: &str = "<|content_thinking|>";
 }
 
-/// Whether an element with this prefix and local name is a wrapper: one of [`WRAPPERS`] in
-/// any namespace, or DeepSeek V4.1's `calls` under a DSML sentinel (a bare `<calls>` is a word).
-pub(crate) fn is_wrapper(prefix: Option<&str>, local: &str) -> bool {
-    WRAPPERS.contains(&local) || local == dsml::CALLS && prefix.is_some_and(dsml::is_sentinel)
-}
-
 /// What opens a CDATA section (`<![CDATA[`): a DSML value wrapped in one is not DeepSeek's
 /// grammar, and a raw-text block in the prose.
 pub const CDATA_OPEN: &str = "<![CDATA[";
@@ -391,6 +419,8 @@ pub mod kimi {
     pub const ARGUMENT_BEGIN: &str = "<|tool_call_argument_begin|>";
     /// Ends one call.
     pub const CALL_END: &str = "<|tool_call_end|>";
+    /// Ends the section of calls.
+    pub const SECTION_END: &str = "<|tool_calls_section_end|>";
 }
 
 /// Special tokens of DeepSeek V3 and V3.1 (full-width bars and `▁` in place of spaces).
@@ -403,6 +433,10 @@ pub mod deepseek {
     pub const SEP: &str = "<\u{ff5c}tool\u{2581}sep\u{ff5c}>";
     /// Ends one call.
     pub const CALL_END: &str = "<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}>";
+    /// Ends the calls.
+    pub const CALLS_END: &str = "<\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>";
+    /// The fence V3 writes around the arguments (its opener may carry `json`).
+    pub const FENCE: &str = "```";
 }
 
 /// Special tokens of StepFun's Step-3, which wrap Claude's form (`<steptml:invoke>`).
@@ -415,6 +449,10 @@ pub mod step3 {
     pub const CALL_BEGIN: &str = "<\u{ff5c}tool_call_begin\u{ff5c}>";
     /// Between `function` and the call.
     pub const SEP: &str = "<\u{ff5c}tool_sep\u{ff5c}>";
+    /// Ends one call.
+    pub const CALL_END: &str = "<\u{ff5c}tool_call_end\u{ff5c}>";
+    /// Ends the calls.
+    pub const CALLS_END: &str = "<\u{ff5c}tool_calls_end\u{ff5c}>";
 }
 
 /// gpt-oss (harmony) tokens.
@@ -508,15 +546,18 @@ pub mod loops {
     pub const PREFIX_CHAIN: &str = concat!(":", "ant", "ml", ":");
 }
 
-/// The tokens that end a call or a section of calls, in the families that write tokens: a
-/// broken call written with tokens runs up to one of them.
-pub const END_TOKENS: &[&str] = &[
-    kimi::CALL_END,
-    "<|tool_calls_section_end|>",
-    deepseek::CALL_END,
-    "<\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
-    harmony::CALL,
-];
+/// Gemini 3: `<call_record tool="NAME">` with Claude's `<parameter name>` children.
+pub mod gemini {
+    /// The call element.
+    pub const CALL_RECORD: &str = "call_record";
+    /// The attribute that names the tool.
+    pub const TOOL_ATTR: &str = "tool";
+    /// The tail of the closing tag: the stop string that ends the model right after the
+    /// first call.
+    pub const CLOSE_TAIL: &str = "call_record>";
+    /// What tells its markup in a text.
+    pub const MARKERS: &[&str] = &["<call_record", CLOSE_TAIL];
+}
 
 /// Kimi K3 ("XTML"): `<|open|>NAME attr="v"<|sep|>` ... `<|close|>NAME<|sep|>`.
 pub mod kimi_k3 {
@@ -570,17 +611,22 @@ pub mod gemma {
     pub const QUOTE: &str = "<|\"|>";
 }
 
+/// The members of a call written as one JSON object (Mistral's array form, LFM's JSON list).
+pub mod call_object {
+    /// The tool's name.
+    pub const NAME: &str = "name";
+    /// The arguments.
+    pub const ARGUMENTS: &str = "arguments";
+}
+
 /// Mistral: `[TOOL_CALLS]name[ARGS]{json}`.
 pub mod mistral {
     /// The token before the calls: where the body starts.
     pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
     /// Between the name and the JSON arguments.
     pub const ARGS: &str = "[ARGS]";
-    /// The array form's member that holds the tool's name.
-    pub const NAME_MEMBER: &str = "name";
-    /// The array form's member that holds the arguments.
-    pub const ARGUMENTS_MEMBER: &str = "arguments";
-    /// The array form's member that holds the call's id.
+    /// The array form's member that holds the call's id (its name and arguments are
+    /// [`super::call_object`]'s).
     pub const ID_MEMBER: &str = "id";
     /// Before a call id, between the name and `[ARGS]`.
     pub const CALL_ID: &str = "[CALL_ID]";
@@ -632,4 +678,13 @@ pub mod llama4 {
     pub const TYPE_MEMBER: &str = "type";
     /// The only value the type member may have (a JSON string, quotes included).
     pub const FUNCTION_TYPE: &str = "\"function\"";
+}
+
+/// LFM2 / LFM2.5 (Liquid AI): a Python list of calls between two tokens,
+/// `<|tool_call_start|>[name(key='v')]<|tool_call_end|>`.
+pub mod lfm {
+    /// Opens the list: where the body starts.
+    pub const TOOL_CALL_START: &str = "<|tool_call_start|>";
+    /// Ends the list: the stop string that ends the model right after the first call.
+    pub const TOOL_CALL_END: &str = "<|tool_call_end|>";
 }

@@ -1,6 +1,7 @@
-//! Hostile shapes (the reproducers of issue 8, `shared/repro/`): the scanner's work stays a
-//! small multiple of the text's length however the text is split, and a call the whole text
-//! holds is reported while streaming at the point where it completes.
+//! Hostile shapes (the reproducers of the shapes that once went quadratic, `shared/repro/`):
+//! the scanner's work stays a small multiple of the text's length however the text is split,
+//! and a call the whole text holds is reported while streaming at the point where it
+//! completes.
 //!
 //! No test here is timed: work is counted ([`Scanner::work`]); the criterion benches show the
 //! times (`cargo xtask bench`).
@@ -190,6 +191,9 @@ fn glued_openers_that_fail_in_a_row_on_one_line_are_read_in_linear_work() {
         "<|message_model|><|content_text|>Bee|><|content_invoke_tool_jso>|>not-sson<|end_message|>",
         "Sure.[TOOL_CALLS]x",
         "Ok <|python_start|>[",
+        "Ok <|tool_call_start|>[f(a=[",
+        "<|tool_call_start|>[f(a='\\x4",
+        "<|tool_call_start|>[f(a={'k': (1",
     ] {
         for k in [100, 1000] {
             let text = unit.repeat(k);

@@ -2,7 +2,9 @@
 //!
 //! - `replies/NAME.txt` + `NAME.json`: one reply and its sidecar (`note`, `tools`,
 //!   `finish_reason`, `expect: {outcome, reason}`), see `fixtures/README.md`;
-//! - `conversations/NN_*.json`: one conversation, see `fixtures/conversations/README.md`.
+//! - `conversations/NN_*.json`: one conversation, see `fixtures/conversations/README.md`;
+//! - `kit/FORM.json`: one form's kit sample (written by `fixtures/generate.py` with the form's
+//!   standard fixtures), which the property generator writes its replies with.
 //!
 //! This module only reads the files; turning them into catalogs and finish reasons is the job
 //! of the crate that knows those types (`ctb-fixtures`).
@@ -176,4 +178,45 @@ fn conversation(path: &Path) -> Result<Conversation, String> {
         config: v.get("config").cloned(),
         turns,
     })
+}
+
+/// One form's kit sample: a call of the form, as a model of its family leaks it in Agent Zero.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KitSample {
+    /// The form's code.
+    pub form: String,
+    /// Its family's code.
+    pub family: String,
+    /// A LiteLLM model name of the family.
+    pub model: String,
+    /// What every reply of that model starts with (a reasoning closer its template makes it
+    /// write), often nothing.
+    pub head: String,
+    /// The call, byte for byte.
+    pub sample: String,
+}
+
+/// Every form's kit sample in `dir/kit`, sorted by form.
+pub fn kit_samples(dir: &Path) -> Result<Vec<KitSample>, String> {
+    let paths = files_with_extension(&dir.join("kit"), "json")?;
+    paths
+        .iter()
+        .map(|p| {
+            let name = stem(p);
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
+            let v: Value = serde_json::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
+            let field = |k: &str| {
+                v[k].as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("{name}: no `{k}`"))
+            };
+            Ok(KitSample {
+                form: field("form")?,
+                family: field("family")?,
+                model: field("model")?,
+                head: field("head")?,
+                sample: field("sample")?,
+            })
+        })
+        .collect()
 }

@@ -8,8 +8,14 @@
 //! backticks, JSON and multibyte text, repeated parameter names, known and unknown tools,
 //! invented results after the call, a JSON request, and a cut at a random point (as
 //! `max_tokens` or a stop string leaves it).
+//!
+//! [`kit_shaped`] writes the same kinds of replies for every form of the registry, under its
+//! family's model: from the form's kit sample (`fixtures/kit/FORM.json`), on a line of its own,
+//! glued to the prose, quoted in a fence, a code span or a JSON string, next to another form's
+//! call, sometimes damaged, cut where a stop or `max_tokens` leaves it.
 
 use crate::Rng;
+use crate::files::KitSample;
 
 /// The namespace prefix, built from parts.
 const NS: &str = concat!("ant", "ml:");
@@ -453,6 +459,90 @@ fn other_family_call(rng: &mut Rng, text: &mut String) {
             text.push_str(&format!("</{ns}{sp}invoke>{sep}</{ns}{sp}{block}>"));
         }
     }
+}
+
+/// A reply of a model of some family, written with the kit samples `kits` (one per form):
+/// mostly the family's own form under its own model, sometimes a quotation of it (in code, in
+/// a JSON string, under another family's model). The model it is run as, and the reply.
+pub fn kit_shaped(rng: &mut Rng, kits: &[KitSample]) -> (String, GenReply) {
+    let k = rng.below(kits.len());
+    kit_shaped_for(rng, kits, k)
+}
+
+/// [`kit_shaped`] for the form of `kits[k]`.
+pub fn kit_shaped_for(rng: &mut Rng, kits: &[KitSample], k: usize) -> (String, GenReply) {
+    let kit = &kits[k];
+    // Now and then another family's model: the form is a quotation for it.
+    let own = !rng.chance(15);
+    let model = if own {
+        kit.model.clone()
+    } else {
+        kits[rng.below(kits.len())].model.clone()
+    };
+    let mut sample = kit.sample.clone();
+    if rng.chance(8) && !sample.is_empty() {
+        // A damaged call: a character left out.
+        let mut at = rng.below(sample.len());
+        while !sample.is_char_boundary(at) {
+            at -= 1;
+        }
+        let len = sample[at..].chars().next().map_or(0, char::len_utf8);
+        sample.replace_range(at..at + len, "");
+    }
+    let mut text = if own { kit.head.clone() } else { String::new() };
+    for _ in 0..rng.below(3) {
+        text.push_str(rng.pick(PROSE));
+        text.push_str(rng.pick(&["\n", "\n\n", " "]));
+    }
+    match rng.below(10) {
+        // On a line of its own.
+        0..=3 => {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&sample);
+        }
+        // Glued to the prose.
+        4 | 5 => {
+            text.push_str(rng.pick(&["Checking. ", "Let me look.", "设置已更新。"]));
+            text.push_str(&sample);
+        }
+        // Quoted: a fence, a code span, a JSON string.
+        6 => text.push_str(&format!("It looks like this:\n```\n{sample}\n```\n")),
+        7 => text.push_str(&format!(
+            "Write `{}` to call it.",
+            sample.replace('\n', " ")
+        )),
+        8 => text.push_str(&format!(
+            "{{\"tool_name\": \"response\", \"tool_args\": {{\"text\": {}}}}}",
+            json_string(&sample)
+        )),
+        // After another form's call.
+        _ => {
+            let other = &kits[rng.below(kits.len())];
+            text.push_str(&other.sample);
+            text.push('\n');
+            text.push_str(&sample);
+        }
+    }
+    if rng.chance(30) {
+        text.push_str(rng.pick(&[
+            "\nDone.",
+            "\n",
+            " The disk has room.",
+            "\n<function_results>x</function_results>",
+        ]));
+    }
+    let mut finish = rng.pick(&["stop", "stop", "unknown", "max_tokens", "stop_sequence"]);
+    if rng.chance(20) && !text.is_empty() {
+        let mut at = rng.below(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+        finish = rng.pick(&["max_tokens", "stop_sequence"]);
+    }
+    (model, GenReply { text, finish })
 }
 
 #[cfg(test)]

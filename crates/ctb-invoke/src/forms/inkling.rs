@@ -9,7 +9,7 @@
 //! - a bare header at the start of the reply, when the prompt already ended with
 //!   `<|message_model|>`: the name, then `<|content_invoke_tool_json|>`.
 //!
-//! The payload is strict JSON ([`JsonScan`]): an object with exactly two members, `name` (a
+//! The payload is strict JSON ([`Reader`]): an object with exactly two members, `name` (a
 //! non-empty string without escapes or white space) and `args` (an object), in either order.
 //! When there is a header, it must be the payload's name byte for byte. White space may stand
 //! between the marker and the object and between the object and the end token; the call ends
@@ -17,21 +17,26 @@
 //!
 //! Nothing is decoded: an HTML entity written for a structural quote (`&quot;` closing a
 //! string) leaves the string open, and the `<|end_message|>` that then stands inside it breaks
-//! the call (see `docs/forms-2026.md`). The arguments are the `args` object's bytes, as
+//! the call (see `docs/forms.md`). The arguments are the `args` object's bytes, as
 //! written ([`Spans::json`]); the name is the bytes between the payload name's quotes.
 
-use crate::forms::json_scan::{Event, JsonScan};
 use crate::grammar::{Body, Spans, Step};
+use crate::json::{Event, Mode, Reader};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::inkling::{
     ARGS_MEMBER, END_MESSAGE, END_SAMPLING, INVOKE_TOOL_JSON, MESSAGE_MODEL, NAME_MEMBER,
 };
+
+/// What ends the text of a call that broke.
+pub(crate) const ENDS: &[&str] = &[END_MESSAGE, END_SAMPLING];
 
 /// Longest header (a tool name) read.
 const MAX_HEADER: usize = 256;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Inkling {
+    /// The decision, once made: every later step answers it.
+    decided: Option<Step>,
     start: usize,
     pos: usize,
     state: State,
@@ -59,7 +64,7 @@ enum State {
     Marker,
     /// White space, then the payload's `{`.
     BeforePayload,
-    Payload(JsonScan),
+    Payload(Reader),
     /// White space, then the token that ends the block.
     AfterPayload,
     /// `<|end_message|>` did not follow: is it `<|content_model_end_sampling|>`?
@@ -70,6 +75,7 @@ impl Inkling {
     /// A body that starts at `at` (see the module's documentation for the three starts).
     pub(crate) fn new(at: usize) -> Self {
         Self {
+            decided: None,
             start: at,
             pos: at,
             state: State::Start,
@@ -140,26 +146,39 @@ impl Inkling {
     }
 }
 
+impl Inkling {
+    /// Keeps `step` when it decides the call.
+    fn decide(&mut self, step: Step) -> Step {
+        if step != Step::Pending {
+            self.decided = Some(step);
+        }
+        step
+    }
+}
+
 impl Body for Inkling {
     fn in_parameter(&self) -> bool {
         matches!(self.state, State::Payload(_)) && self.member == Member::Args
     }
 
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        if let Some(step) = self.decided {
+            return Err(step);
+        }
         let b = text.as_bytes();
-        loop {
+        {
             match &mut self.state {
                 State::Start => match starts_with(b, self.pos, MESSAGE_MODEL, meter) {
-                    Poll::Pending => return Step::Pending,
+                    Poll::Pending => return Err(Step::Pending),
                     Poll::Ready(true) => {
                         self.pos += MESSAGE_MODEL.len();
                         self.state = State::Header(self.pos);
                     }
                     Poll::Ready(false) => match starts_with(b, self.pos, INVOKE_TOOL_JSON, meter) {
-                        Poll::Pending => return Step::Pending,
+                        Poll::Pending => return Err(Step::Pending),
                         Poll::Ready(true) => self.state = State::Marker,
                         Poll::Ready(false) if b[self.pos] == b'<' => {
-                            return Step::Failed(self.start);
+                            return Err(self.decide(Step::Failed(self.start)));
                         }
                         // A bare header: the prompt opened the message.
                         Poll::Ready(false) => self.state = State::Header(self.pos),
@@ -175,12 +194,14 @@ impl Body for Inkling {
                         .map(|i| scan + i);
                     meter.read(scan, stop.map_or(limit, |s| s + 1));
                     match stop {
-                        None if limit == from + MAX_HEADER + 1 => return Step::Failed(from),
+                        None if limit == from + MAX_HEADER + 1 => {
+                            return Err(self.decide(Step::Failed(from)));
+                        }
                         None => {
                             self.pos = limit;
-                            return Step::Pending;
+                            return Err(Step::Pending);
                         }
-                        Some(at) if b[at] != b'<' => return Step::Failed(at),
+                        Some(at) if b[at] != b'<' => return Err(self.decide(Step::Failed(at))),
                         Some(at) => {
                             if at > from {
                                 self.header = Some(from..at);
@@ -191,8 +212,8 @@ impl Body for Inkling {
                     }
                 }
                 State::Marker => match starts_with(b, self.pos, INVOKE_TOOL_JSON, meter) {
-                    Poll::Pending => return Step::Pending,
-                    Poll::Ready(false) => return Step::Failed(self.pos),
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(false) => return Err(self.decide(Step::Failed(self.pos))),
                     Poll::Ready(true) => {
                         self.pos += INVOKE_TOOL_JSON.len();
                         self.state = State::BeforePayload;
@@ -200,50 +221,45 @@ impl Body for Inkling {
                 },
                 State::BeforePayload => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     if b[at] != b'{' {
-                        return Step::Failed(at);
+                        return Err(self.decide(Step::Failed(at)));
                     }
-                    self.state = State::Payload(JsonScan::object(at, Some(END_MESSAGE)));
+                    self.state =
+                        State::Payload(Reader::new(at, Mode::MEMBERS.stopping_at(END_MESSAGE)));
                 }
-                State::Payload(scan) => match scan.poll(b, meter) {
-                    Poll::Pending => return Step::Pending,
+                State::Payload(reader) => match reader.poll(b, false, meter) {
+                    Poll::Pending => return Err(Step::Pending),
                     Poll::Ready(event) => {
                         if let Some(step) = self.event(text, event, spans) {
-                            return step;
+                            return Err(self.decide(step));
                         }
                     }
                 },
                 State::AfterPayload => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     match starts_with(b, at, END_MESSAGE, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(true) => return Step::Done(at + END_MESSAGE.len()),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(true) => {
+                            return Err(self.decide(Step::Done(at + END_MESSAGE.len())));
+                        }
                         Poll::Ready(false) => self.state = State::EndSampling(at),
                     }
                 }
                 State::EndSampling(at) => {
                     let at = *at;
-                    return match starts_with(b, at, END_SAMPLING, meter) {
+                    let step = match starts_with(b, at, END_SAMPLING, meter) {
                         Poll::Pending => Step::Pending,
                         Poll::Ready(true) => Step::Done(at + END_SAMPLING.len()),
                         Poll::Ready(false) => Step::Failed(at),
                     };
+                    return Err(self.decide(step));
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples() {
-        crate::forms::harness::run_file("inkling.txt", Inkling::new);
+        Ok(())
     }
 }

@@ -39,7 +39,7 @@ use crate::forms::{name_byte, push_json_string, starts_with_parts};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
 use crate::vocab::END_TAG;
-use crate::vocab::minimax_m3::{INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
+use crate::vocab::minimax_m3::{CALL_END, INVOKE_OPEN, MARKER, TOOL_CALL_OPEN};
 
 /// The invoke's closing tag's name.
 const INVOKE: &[u8] = crate::vocab::INVOKE.as_bytes();
@@ -48,6 +48,9 @@ const ITEM: &[u8] = b"item";
 
 /// Deepest nesting of elements below the invoke (a parameter is depth 1).
 pub(crate) const MAX_DEPTH: usize = 16;
+/// What ends the text of a call that broke.
+pub(crate) const ENDS: &[&str] = &[CALL_END];
+
 /// Longest tool name read.
 const MAX_NAME: usize = 256;
 /// Longest key read.
@@ -56,6 +59,8 @@ const MAX_KEY: usize = 128;
 /// The body of one MiniMax-M3 call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MiniMaxM3 {
+    /// The decision, once made: every later step answers it.
+    decided: Option<Step>,
     start: usize,
     pos: usize,
     state: State,
@@ -165,6 +170,7 @@ impl MiniMaxM3 {
     /// A body whose first marker (before `<tool_call>`) is at `at`.
     pub(crate) fn new(at: usize) -> Self {
         Self {
+            decided: None,
             start: at,
             pos: at,
             state: State::Wrapper,
@@ -246,20 +252,33 @@ impl MiniMaxM3 {
     }
 }
 
+impl MiniMaxM3 {
+    /// Keeps `step` when it decides the call.
+    fn decide(&mut self, step: Step) -> Step {
+        if step != Step::Pending {
+            self.decided = Some(step);
+        }
+        step
+    }
+}
+
 impl Body for MiniMaxM3 {
     fn in_parameter(&self) -> bool {
         !self.open.is_empty()
     }
 
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        if let Some(step) = self.decided {
+            return Err(step);
+        }
         let b = text.as_bytes();
-        loop {
+        {
             match self.state {
                 State::Wrapper => {
                     let parts: &[&[u8]] = &[MARKER.as_bytes(), TOOL_CALL_OPEN.as_bytes()];
                     match starts_with_parts(b, self.pos, parts, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(self.start),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(self.decide(Step::Failed(self.start))),
                         Poll::Ready(true) => {
                             self.pos += MARKER.len() + TOOL_CALL_OPEN.len();
                             self.state = State::BeforeInvoke;
@@ -268,12 +287,12 @@ impl Body for MiniMaxM3 {
                 }
                 State::BeforeInvoke => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     let parts: &[&[u8]] = &[MARKER.as_bytes(), INVOKE_OPEN.as_bytes()];
                     match starts_with_parts(b, at, parts, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(self.decide(Step::Failed(at))),
                         Poll::Ready(true) => {
                             self.pos = at + MARKER.len() + INVOKE_OPEN.len();
                             self.state = State::ToolName(self.pos);
@@ -289,12 +308,16 @@ impl Body for MiniMaxM3 {
                         .map(|i| scan + i);
                     meter.read(scan, stop.map_or(limit, |s| s + 1));
                     match stop {
-                        None if limit == from + MAX_NAME + 1 => return Step::Failed(from),
+                        None if limit == from + MAX_NAME + 1 => {
+                            return Err(self.decide(Step::Failed(from)));
+                        }
                         None => {
                             self.pos = limit;
-                            return Step::Pending;
+                            return Err(Step::Pending);
                         }
-                        Some(at) if b[at] != b'"' || at == from => return Step::Failed(at),
+                        Some(at) if b[at] != b'"' || at == from => {
+                            return Err(self.decide(Step::Failed(at)));
+                        }
                         Some(at) => {
                             spans.name = from..at;
                             self.pos = at;
@@ -303,8 +326,8 @@ impl Body for MiniMaxM3 {
                     }
                 }
                 State::NameEnd => match starts_with(b, self.pos, "\">", meter) {
-                    Poll::Pending => return Step::Pending,
-                    Poll::Ready(false) => return Step::Failed(self.pos),
+                    Poll::Pending => return Err(Step::Pending),
+                    Poll::Ready(false) => return Err(self.decide(Step::Failed(self.pos))),
                     Poll::Ready(true) => {
                         self.pos += 2;
                         self.state = State::Between;
@@ -312,11 +335,11 @@ impl Body for MiniMaxM3 {
                 },
                 State::Between => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     match starts_with(b, at, MARKER, meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(at),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(self.decide(Step::Failed(at))),
                         Poll::Ready(true) => {
                             self.pos = at + MARKER.len();
                             self.state = State::AfterMarker(at);
@@ -325,7 +348,7 @@ impl Body for MiniMaxM3 {
                 }
                 State::Content => {
                     let Some(at) = skip_ws(b, &mut self.pos, meter) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     self.state = if b[at] == b']' {
                         State::ContentMarker(at)
@@ -335,7 +358,7 @@ impl Body for MiniMaxM3 {
                     };
                 }
                 State::ContentMarker(at) => match starts_with(b, at, MARKER, meter) {
-                    Poll::Pending => return Step::Pending,
+                    Poll::Pending => return Err(Step::Pending),
                     Poll::Ready(true) => {
                         self.pos = at + MARKER.len();
                         self.state = State::AfterMarker(at);
@@ -356,12 +379,12 @@ impl Body for MiniMaxM3 {
                         None => {
                             meter.read(from, b.len());
                             self.pos = b.len();
-                            return Step::Pending;
+                            return Err(Step::Pending);
                         }
                     }
                 }
                 State::LeafMarker(at) => match starts_with(b, at, MARKER, meter) {
-                    Poll::Pending => return Step::Pending,
+                    Poll::Pending => return Err(Step::Pending),
                     Poll::Ready(true) => {
                         self.pos = at + MARKER.len();
                         self.state = State::AfterMarker(at);
@@ -375,14 +398,14 @@ impl Body for MiniMaxM3 {
                     // `<` first; only then the byte after it.
                     let lt = marker + MARKER.len();
                     let Some(&c0) = b.get(lt) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     meter.read(lt, lt + 1);
                     if c0 != b'<' {
-                        return Step::Failed(marker);
+                        return Err(self.decide(Step::Failed(marker)));
                     }
                     let Some(&c1) = b.get(lt + 1) else {
-                        return Step::Pending;
+                        return Err(Step::Pending);
                     };
                     meter.read(lt + 1, lt + 2);
                     let in_leaf = self.open.last().is_some_and(|e| e.kind == Kind::Leaf);
@@ -390,7 +413,7 @@ impl Body for MiniMaxM3 {
                         b'/' => State::Closer(marker),
                         _ if !in_leaf => State::Key(lt + 1),
                         // Text, then an element: mixed content.
-                        _ => return Step::Failed(marker),
+                        _ => return Err(self.decide(Step::Failed(marker))),
                     };
                 }
                 State::Key(from) => {
@@ -402,15 +425,19 @@ impl Body for MiniMaxM3 {
                         .map(|i| scan + i);
                     meter.read(scan, stop.map_or(limit, |s| s + 1));
                     match stop {
-                        None if limit == from + MAX_KEY + 1 => return Step::Failed(from - 1),
+                        None if limit == from + MAX_KEY + 1 => {
+                            return Err(self.decide(Step::Failed(from - 1)));
+                        }
                         None => {
                             self.pos = limit;
-                            return Step::Pending;
+                            return Err(Step::Pending);
                         }
-                        Some(gt) if b[gt] != b'>' || gt == from => return Step::Failed(from - 1),
+                        Some(gt) if b[gt] != b'>' || gt == from => {
+                            return Err(self.decide(Step::Failed(from - 1)));
+                        }
                         Some(gt) => {
                             if let Err(at) = self.open_child(text, from - 1, gt) {
-                                return Step::Failed(at);
+                                return Err(self.decide(Step::Failed(at)));
                             }
                             self.pos = gt + 1;
                             self.state = State::Content;
@@ -424,12 +451,12 @@ impl Body for MiniMaxM3 {
                         None => INVOKE,
                     };
                     match starts_with_parts(b, lt, &[END_TAG.as_bytes(), name, b">"], meter) {
-                        Poll::Pending => return Step::Pending,
-                        Poll::Ready(false) => return Step::Failed(marker),
+                        Poll::Pending => return Err(Step::Pending),
+                        Poll::Ready(false) => return Err(self.decide(Step::Failed(marker))),
                         Poll::Ready(true) => {
                             let end = lt + 3 + name.len();
                             if self.open.is_empty() {
-                                return Step::Done(end);
+                                return Err(self.decide(Step::Done(end)));
                             }
                             self.close(text, marker, spans);
                             self.pos = end;
@@ -439,6 +466,7 @@ impl Body for MiniMaxM3 {
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -454,14 +482,4 @@ impl MiniMaxM3 {
 /// Whether `c` may stand in a tool name (between the quotes of `name="..."`).
 fn tool_name_byte(c: u8) -> bool {
     !(c.is_ascii_control() || c == b' ' || matches!(c, b'<' | b'>'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples() {
-        crate::forms::harness::run_file("minimax_m3.txt", MiniMaxM3::new);
-    }
 }

@@ -16,17 +16,21 @@
 //!   token; `[ARGS]` (or `[CALL_ID]`, a letters-and-digits id, `[ARGS]`) or `{` directly after
 //!   the name. White space is allowed only between `[ARGS]` and the object.
 //! - In the array form (white space allowed before `[` and between `[` and `{`), only the first
-//!   element is read: it must be an object whose members are `name` (a string holding a name as
-//!   above, without escapes), `arguments` (an object) and optionally `id` (a string), each once.
+//!   element is read ([`CallObject`]): it must be an object whose members are `name` (a string
+//!   holding a name as above, without escapes), `arguments` (an object) and optionally `id` (a
+//!   string), each once.
 //!   The call ends just past that element's `}`: the elements after it are later calls, which
 //!   are not used, so they are the tail and are not read (as the rest of a Kimi section is).
 //! - Text after the call (prose, a second `[TOOL_CALLS]`, `[/TOOL_CALLS]`) is the tail.
 
-use super::json::JsonCheck;
-use super::{need, ws};
-use crate::grammar::{Body, Spans, Step, span};
-use crate::lex::{Meter, Poll, json_members, starts_with};
-use crate::vocab::mistral::{ARGS, ARGUMENTS_MEMBER, CALL_ID, ID_MEMBER, NAME_MEMBER, TOOL_CALLS};
+use super::{CallObject, name_byte_dotted as name_byte, need, ws};
+use crate::grammar::{Body, Spans, Step, settle};
+use crate::json::{Mode, Reader};
+use crate::lex::{Meter, Poll, starts_with};
+use crate::vocab::mistral::{ARGS, CALL_ID, ID_MEMBER, TOOL_CALLS};
+
+/// What ends the text of a call that broke: nothing, the form has no closing token.
+pub(crate) const ENDS: &[&str] = &[];
 
 /// Longest tool name or call id read.
 const MAX_NAME: usize = 256;
@@ -41,10 +45,11 @@ enum State {
     ArrayOpen,
     /// White space, then the first element's `{`.
     FirstItem,
-    /// The first element, from `start`.
+    /// The first element, from `start`: its members as they are read.
     Item {
         start: usize,
-        check: JsonCheck,
+        reader: Reader,
+        object: CallObject,
     },
     /// The name, from this offset.
     Name(usize),
@@ -57,12 +62,9 @@ enum State {
     /// White space, then the arguments' `{`.
     BeforeObject,
     /// The arguments, from `start`.
-    Object {
-        start: usize,
-        check: JsonCheck,
-    },
-    Done(usize),
-    Failed(usize),
+    Object { start: usize, reader: Reader },
+    /// Decided: every later step answers the same.
+    Decided(Step),
 }
 
 /// A Mistral call being read.
@@ -81,11 +83,10 @@ impl Mistral {
         }
     }
 
-    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
+    fn next(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<State, Step> {
         let b = text.as_bytes();
         Ok(match &mut self.state {
-            State::Done(end) => return Err(Step::Done(*end)),
-            State::Failed(at) => return Err(Step::Failed(*at)),
+            State::Decided(step) => return Err(*step),
             State::Token => {
                 need(b, &mut self.pos, TOOL_CALLS, meter)?;
                 State::AfterToken
@@ -99,7 +100,7 @@ impl Mistral {
                     c if c.is_ascii_alphanumeric() || c == b'_' => State::Name(self.pos),
                     b'[' => State::ArrayOpen,
                     c if c.is_ascii_whitespace() => State::ArrayOpen,
-                    _ => State::Failed(self.pos),
+                    _ => State::Decided(Step::Failed(self.pos)),
                 }
             }
             State::ArrayOpen => {
@@ -117,17 +118,26 @@ impl Mistral {
                 }
                 State::Item {
                     start: at,
-                    check: JsonCheck::new(at),
+                    reader: Reader::new(at, Mode::MEMBERS),
+                    object: CallObject::new(&[ID_MEMBER]),
                 }
             }
-            State::Item { start, check } => {
-                let start = *start;
-                let end = json_end(check, b, meter)?;
-                match element(text, start..end, spans) {
-                    Ok(()) => State::Done(end),
-                    Err(at) => State::Failed(at),
-                }
-            }
+            State::Item {
+                start,
+                reader,
+                object,
+            } => match reader.poll(b, false, meter) {
+                Poll::Pending => return Err(Step::Pending),
+                Poll::Ready(event) => match object.event(text, *start, event, spans) {
+                    Ok(None) => State::Item {
+                        start: *start,
+                        reader: reader.clone(),
+                        object: *object,
+                    },
+                    Ok(Some(end)) => State::Decided(Step::Done(end)),
+                    Err(at) => State::Decided(Step::Failed(at)),
+                },
+            },
             State::Name(start) => {
                 let start = *start;
                 let limit = (start + MAX_NAME + 1).min(b.len());
@@ -150,9 +160,9 @@ impl Mistral {
                     b'[' => State::Marker,
                     b'{' => State::Object {
                         start: end,
-                        check: JsonCheck::new(end),
+                        reader: Reader::new(end, Mode::VALUE),
                     },
-                    _ => State::Failed(end),
+                    _ => State::Decided(Step::Failed(end)),
                 }
             }
             State::Marker => {
@@ -166,7 +176,9 @@ impl Mistral {
                         self.pos += CALL_ID.len();
                         State::CallId(self.pos)
                     }
-                    (Poll::Ready(false), Poll::Ready(false)) => State::Failed(self.pos),
+                    (Poll::Ready(false), Poll::Ready(false)) => {
+                        State::Decided(Step::Failed(self.pos))
+                    }
                     _ => return Err(Step::Pending),
                 }
             }
@@ -184,8 +196,8 @@ impl Mistral {
                         self.pos = end;
                         State::Args
                     }
-                    Some(end) => State::Failed(end),
-                    None if limit == start + MAX_NAME + 1 => State::Failed(start),
+                    Some(end) => State::Decided(Step::Failed(end)),
+                    None if limit == start + MAX_NAME + 1 => State::Decided(Step::Failed(start)),
                     None => {
                         self.pos = limit;
                         return Err(Step::Pending);
@@ -203,102 +215,38 @@ impl Mistral {
                 }
                 State::Object {
                     start: at,
-                    check: JsonCheck::new(at),
+                    reader: Reader::new(at, Mode::VALUE),
                 }
             }
-            State::Object { start, check } => {
+            State::Object { start, reader } => {
                 let start = *start;
-                let end = json_end(check, b, meter)?;
+                let end = json_end(reader, b, meter)?;
                 spans.json = Some(start..end);
-                State::Done(end)
+                State::Decided(Step::Done(end))
             }
         })
     }
 }
 
 impl Body for Mistral {
-    fn run(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Step {
-        loop {
-            let step = match self.step(text, spans, meter) {
-                Ok(State::Done(end)) => Step::Done(end),
-                Ok(State::Failed(at)) => Step::Failed(at),
-                Ok(next) => {
-                    self.state = next;
-                    continue;
-                }
-                Err(step) => step,
-            };
-            match step {
-                Step::Done(end) => self.state = State::Done(end),
-                Step::Failed(at) => self.state = State::Failed(at),
-                Step::Pending => {}
-            }
-            return step;
-        }
+    fn step(&mut self, text: &str, spans: &mut Spans, meter: &mut Meter) -> Result<(), Step> {
+        let next = self.next(text, spans, meter);
+        settle(&mut self.state, next, State::Decided)
     }
 }
 
-/// The end of the JSON value a check is reading.
-fn json_end(check: &mut JsonCheck, b: &[u8], meter: &mut Meter) -> Result<usize, Step> {
-    match check.poll(b, false, meter) {
+/// The end of the JSON value a reader is reading.
+fn json_end(reader: &mut Reader, b: &[u8], meter: &mut Meter) -> Result<usize, Step> {
+    match reader.poll_end(b, false, meter) {
         Poll::Pending => Err(Step::Pending),
         Poll::Ready(Ok(end)) => Ok(end),
         Poll::Ready(Err(at)) => Err(Step::Failed(at)),
     }
 }
 
-/// A byte of a tool name.
-fn name_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
-}
-
-/// The first element of the array form (a well-formed object at `object`): its name and
-/// arguments into `spans`, or where it is not a call.
-fn element(text: &str, object: std::ops::Range<usize>, spans: &mut Spans) -> Result<(), usize> {
-    let (mut name, mut args, mut id) = (None, None, None);
-    for (key, value) in json_members(&text[object.clone()]) {
-        let slot = match key {
-            NAME_MEMBER => &mut name,
-            ARGUMENTS_MEMBER => &mut args,
-            ID_MEMBER => &mut id,
-            _ => return Err(span(text, key).start),
-        };
-        if slot.replace(value).is_some() {
-            return Err(span(text, key).start);
-        }
-    }
-    let (Some(name), Some(args)) = (name, args) else {
-        return Err(object.start);
-    };
-    let inner = name
-        .strip_prefix('"')
-        .and_then(|n| n.strip_suffix('"'))
-        .filter(|n| {
-            n.bytes()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-                && n.bytes().all(name_byte)
-        })
-        .ok_or(span(text, name).start)?;
-    if !args.starts_with('{') {
-        return Err(span(text, args).start);
-    }
-    if let Some(id) = id.filter(|id| !id.starts_with('"')) {
-        return Err(span(text, id).start);
-    }
-    spans.name = span(text, inner);
-    spans.json = Some(span(text, args));
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn samples() {
-        super::super::cases::run_file("mistral.txt", |at| Box::new(Mistral::new(at)));
-    }
 
     #[test]
     fn soup() {
@@ -327,6 +275,6 @@ mod tests {
             "é",
             TOOL_CALLS,
         ];
-        super::super::cases::run_soup(TOOL_CALLS, &pieces, |at| Box::new(Mistral::new(at)));
+        super::super::cases::run_soup(TOOL_CALLS, &pieces, &|at| Box::new(Mistral::new(at)));
     }
 }

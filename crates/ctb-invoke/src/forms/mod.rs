@@ -1,36 +1,53 @@
-//! Bodies of the call forms that leak in 2026 (issue 18), one grammar file per shape that is
-//! new: Kimi K3's XTML ([`xtml`]), Gemma 4 ([`gemma`]), Mistral's `[TOOL_CALLS]` ([`mistral`]),
-//! MiniMax-M3's marked tags ([`minimax_m3`]) and TML Inkling's token blocks ([`inkling`]); and
-//! the two JSON readers they share ([`json`], a byte-at-a-time well-formedness check, and
-//! [`json_scan`], a resumable reader that reports keys and values).
+//! The grammar's engines, one file per call shape, each with its spec beside it:
 //!
-//! Each body is a [`Body`](crate::grammar::Body): run again and again over the growing reply,
-//! it keeps its state, reads each byte a bounded number of times (recording it in the
+//! | file | shape | forms |
+//! |---|---|---|
+//! | [`element`] | a call element whose attribute names the tool, `<parameter name>` children | Claude, MiniMax, DeepSeek's DSML, StepFun (after its header), Grok |
+//! | [`key_value`] | literal tags around the name and each key and value | Qwen3-Coder, GLM |
+//! | [`json_object`] | one JSON object naming the tool, between two tokens | Hermes, Llama 4 |
+//! | [`header_json`] | tokens around a tool name, then JSON arguments | Kimi K2, DeepSeek V3, gpt-oss's harmony, StepFun's header |
+//! | [`xtml`] | Kimi K3's markers around tag names and typed values | Kimi K3 |
+//! | [`gemma`] | a call with its arguments in the template's own literal syntax | Gemma 4 |
+//! | [`mistral`] | `[TOOL_CALLS]`, a name and JSON arguments, no closing token | Mistral |
+//! | [`minimax_m3`] | a marker before every tag, parameters named by their tags | MiniMax-M3 |
+//! | [`inkling`] | a block of tokens around one JSON object, with a header | TML Inkling |
+//! | [`pythonic`] | a Python list of calls with literal keyword arguments, between two tokens | LFM2 / LFM2.5 |
+//!
+//! A form's registry row ([`crate::registry::FORMS`]) names its engine and spec ([`Engine`]);
+//! a form of a known shape is a row and a spec, a form of a new shape is a new file here. The
+//! dispatcher ([`crate::call`]) starts the form's body at the opener the scanner found, or
+//! after the wrapper element it read (what follows the wrapper picks the form: [`Lead`]).
+//!
+//! Each body is a [`Body`]: stepped again and again over the growing
+//! reply, it keeps its state, reads each byte a bounded number of times (recording it in the
 //! [`Meter`]), reads no byte past the one that decides, and answers [`Step::Pending`] while
 //! undecided, [`Step::Done`] just past the call's end, or [`Step::Failed`] where the structure
-//! broke. The grammar and every rule for an ambiguous case are in `docs/forms-2026.md`.
+//! broke. A body reads only from its start on, so a candidate that fails leaves the scanner
+//! free to try the next start. Every rule for an ambiguous case is in `docs/forms.md`; tag
+//! strings are the vocabulary's ([`crate::vocab`]); JSON is read by the grammar's one JSON
+//! reader ([`crate::json`]).
 //!
-//! A body is reached through its form's registry row ([`crate::registry::FORMS`]): the row's
-//! engine names the body's constructor (the offset it is given is the first byte of the
-//! opener the scanner found) and what ends the text of a candidate that broke; its openers,
-//! glued openers and boundaries say where the scanner may start it; its family's row gives
-//! the stop strings. A body reads only from its start on, so a candidate that fails leaves
-//! the scanner free to try the next start. Tag strings are the vocabulary's
-//! ([`crate::vocab`]).
+//! What each fills in [`Spans`](crate::grammar::Spans): the tool name's range always; the
+//! element family and the key/value tags one [`RawParam`] per parameter (`Text`); Kimi K3 one
+//! per argument (attributes `key` and `type`, kind `Text` or `Json`) or, for its json block,
+//! `json`; Gemma 4 one per top-level argument (`Text`, `Json` or `Converted`); MiniMax-M3 one
+//! per parameter element (`Text`, or `Converted` for nested elements); the pythonic shape one per
+//! keyword argument (`Text`, `Json` or `Converted`); the JSON shapes `json` (the arguments
+//! object). A repeated parameter name is dropped by the dispatcher, or (in the
+//! XTML, Gemma 4 and MiniMax-M3 shapes) breaks the call.
 //!
-//! What each fills in [`Spans`](crate::grammar::Spans): the tool name's range always; Kimi K3
-//! one [`RawParam`] per argument (attributes `key` and `type`, kind `Text` or `Json`) or, for
-//! its json block, `json`; Gemma 4 one parameter per top-level argument (`Text`, `Json` or
-//! `Converted`); MiniMax-M3 one per parameter element (`Text`, or `Converted` for nested
-//! elements); Mistral and Inkling `json` (the arguments object). None leaves a repeated
-//! parameter name for the parser to drop: a repeated key breaks the call.
-//!
-//! The test harnesses `cases` and `harness` run each body on the samples of
-//! `tests/data/forms/`, whole, at every split point and byte by byte.
+//! The grammar-case harness (`cases`) runs each form's body on the case file of its form in
+//! `tests/data/forms/`.
 
+pub(crate) mod element;
 pub(crate) mod gemma;
-pub(crate) mod json;
+pub(crate) mod header_json;
+pub(crate) mod inkling;
+pub(crate) mod json_object;
+pub(crate) mod key_value;
+pub(crate) mod minimax_m3;
 pub(crate) mod mistral;
+pub(crate) mod pythonic;
 pub(crate) mod xtml;
 
 #[cfg(test)]
@@ -38,8 +55,125 @@ pub(crate) mod cases;
 
 use std::collections::HashSet;
 
-use crate::grammar::{RawParam, Step};
+use crate::grammar::{Body, RawParam, Step, Values};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
+
+/// The engine that reads a form, with the form's spec (the engines of one form only have
+/// none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Engine {
+    /// No engine: a row's default (every row names one; a test checks).
+    Unread,
+    Element(&'static element::Spec),
+    KeyValue(&'static key_value::Spec),
+    JsonObject(&'static json_object::Spec),
+    HeaderJson(&'static header_json::Spec),
+    Xtml,
+    Gemma,
+    Mistral,
+    MiniMaxM3,
+    Inkling,
+    Pythonic(&'static pythonic::Spec),
+}
+
+/// What starts a form's call right after a wrapper element (white space skipped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lead {
+    /// A call element of the element family.
+    Element,
+    /// This literal (Qwen3-Coder's `<function=`).
+    Literal(&'static str),
+    /// A bare tool name (GLM's).
+    Name,
+    /// The JSON object's `{`.
+    Object,
+    /// Nothing: the form is never wrapped.
+    None,
+}
+
+/// What ends the text of a candidate that broke (the quotation rules read no call inside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ends {
+    /// The element it started with, up to the closing tag that balances it.
+    Element,
+    /// These literals, counted (`<function=` ... `</function>`).
+    Balanced(&'static str, &'static str),
+    /// Any of these tokens.
+    Tokens(&'static [&'static str]),
+    /// Nothing can tell its text from what follows.
+    None,
+}
+
+impl Engine {
+    /// The body of a call that starts at `at`: at one of the form's literal openers, or at
+    /// its lead after a wrapper; the form's values are cut as `values` says. `None` for the
+    /// element family, whose calls the dispatcher opens ([`element::open_call`]).
+    pub(crate) fn body(self, at: usize, values: Values) -> Option<Box<dyn Body>> {
+        Some(match self {
+            Engine::Unread | Engine::Element(_) => return None,
+            Engine::KeyValue(spec) => Box::new(key_value::KeyValue::new(spec, values, at)),
+            Engine::JsonObject(spec) => Box::new(json_object::JsonObject::new(spec, at)),
+            Engine::HeaderJson(spec) => Box::new(header_json::HeaderJson::new(spec, at)),
+            Engine::Xtml => Box::new(xtml::Xtml::new(at)),
+            Engine::Gemma => Box::new(gemma::Gemma::new(at)),
+            Engine::Mistral => Box::new(mistral::Mistral::new(at)),
+            Engine::MiniMaxM3 => Box::new(minimax_m3::MiniMaxM3::new(at)),
+            Engine::Inkling => Box::new(inkling::Inkling::new(at)),
+            Engine::Pythonic(spec) => Box::new(pythonic::Pythonic::new(spec, at)),
+        })
+    }
+
+    /// What starts the form's call right after a wrapper.
+    pub(crate) fn lead(self) -> Lead {
+        match self {
+            Engine::Element(_) => Lead::Element,
+            Engine::KeyValue(spec) => match spec.head {
+                key_value::Head::Tag(lit) => Lead::Literal(lit),
+                key_value::Head::Bare => Lead::Name,
+            },
+            Engine::JsonObject(spec) if spec.open.is_none() => Lead::Object,
+            _ => Lead::None,
+        }
+    }
+
+    /// What ends the text of a candidate of the form that broke.
+    pub(crate) fn ends(self) -> Ends {
+        let tokens = |t: &'static [&'static str]| {
+            if t.is_empty() {
+                Ends::None
+            } else {
+                Ends::Tokens(t)
+            }
+        };
+        match self {
+            Engine::Unread => Ends::None,
+            Engine::Element(_) => Ends::Element,
+            Engine::KeyValue(spec) => match spec.head {
+                key_value::Head::Tag(open) => Ends::Balanced(open, spec.call_close),
+                key_value::Head::Bare => Ends::Element,
+            },
+            Engine::JsonObject(spec) => match spec.open {
+                Some(_) => Ends::Tokens(std::slice::from_ref(&spec.close)),
+                None => Ends::Element,
+            },
+            Engine::HeaderJson(spec) => tokens(spec.ends),
+            Engine::Xtml => tokens(xtml::ENDS),
+            Engine::Gemma => tokens(gemma::ENDS),
+            Engine::Mistral => tokens(mistral::ENDS),
+            Engine::MiniMaxM3 => tokens(minimax_m3::ENDS),
+            Engine::Inkling => tokens(inkling::ENDS),
+            Engine::Pythonic(spec) => tokens(spec.ends),
+        }
+    }
+
+    /// The element family's spec, for its forms.
+    pub(crate) fn element(self) -> Option<&'static element::Spec> {
+        match self {
+            Engine::Element(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
 
 /// `Ok(true/false)` once decided, `Err(Pending)` while the text ends inside a prefix.
 pub(crate) fn ready(p: Poll<bool>) -> Result<bool, Step> {
@@ -72,14 +206,6 @@ pub(crate) fn duplicate(text: &str, params: &[RawParam]) -> Option<usize> {
         .find(|p| !seen.insert(&text[p.name.clone()]))
         .map(|p| p.name.start)
 }
-
-pub(crate) mod inkling;
-pub(crate) mod json_scan;
-pub(crate) mod llama4;
-pub(crate) mod minimax_m3;
-
-#[cfg(test)]
-mod harness;
 
 /// Whether `b[at..]` starts with the concatenation of `parts` (a literal built from pieces, such
 /// as `</` + a key + `>`). Like [`crate::lex::starts_with`]: reads no byte past the first that
@@ -143,6 +269,96 @@ pub(crate) fn name_byte(c: u8) -> bool {
     !(c.is_ascii_control()
         || c == b' '
         || matches!(c, b'<' | b'>' | b'/' | b'"' | b'\'' | b'=' | b'&' | b'\\'))
+}
+
+/// A byte of a tool name in the JSON and Python shapes: a word byte, `.` or `-`.
+pub(crate) fn name_byte_dotted(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
+}
+
+/// A call written as one JSON object, `{"name": "NAME", "arguments": {...}}` (Mistral's array
+/// form, LFM's JSON list): its members as the JSON reader reports them. The members are `name`
+/// (a string holding a name: starting with a letter, a digit or `_`, then
+/// [`name_byte_dotted`], no escape), `arguments` (an object) and the `extra` members (strings),
+/// each once, and no other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallObject {
+    extra: &'static [&'static str],
+    /// The member being read: 0 the name, 1 the arguments, 2 and on the extra ones.
+    member: usize,
+    /// The members read, one bit each.
+    seen: u64,
+}
+
+impl CallObject {
+    pub(crate) fn new(extra: &'static [&'static str]) -> Self {
+        Self {
+            extra,
+            member: 0,
+            seen: 0,
+        }
+    }
+
+    /// The object's next event (the object starts at `start`): `Ok(Some(end))` when it ends a
+    /// call, `Ok(None)` to read on, `Err(at)` where it is not a call.
+    pub(crate) fn event(
+        &mut self,
+        text: &str,
+        start: usize,
+        event: crate::json::Event,
+        spans: &mut crate::grammar::Spans,
+    ) -> Result<Option<usize>, usize> {
+        use crate::json::Event;
+        use crate::vocab::call_object::{ARGUMENTS, NAME};
+        let b = text.as_bytes();
+        match event {
+            Event::Key { key, .. } => {
+                let k = &text[key.clone()];
+                self.member = match k {
+                    NAME => 0,
+                    ARGUMENTS => 1,
+                    _ => match self.extra.iter().position(|e| *e == k) {
+                        Some(i) => 2 + i,
+                        None => return Err(key.start),
+                    },
+                };
+                let bit = 1 << self.member;
+                if self.seen & bit != 0 {
+                    return Err(key.start);
+                }
+                self.seen |= bit;
+            }
+            Event::Start(at) => {
+                let want = if self.member == 1 { b'{' } else { b'"' };
+                if b[at] != want {
+                    return Err(at);
+                }
+            }
+            Event::Value { value, .. } => match self.member {
+                0 => {
+                    let inner = &b[value.start + 1..value.end - 1];
+                    let named = inner
+                        .first()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                        && inner.iter().all(|c| name_byte_dotted(*c));
+                    if !named {
+                        return Err(value.start);
+                    }
+                    spans.name = value.start + 1..value.end - 1;
+                }
+                1 => spans.json = Some(value),
+                _ => {}
+            },
+            Event::Done(end) => {
+                if self.seen & 3 != 3 {
+                    return Err(start);
+                }
+                return Ok(Some(end));
+            }
+            Event::Invalid(at) => return Err(at),
+        }
+        Ok(None)
+    }
 }
 
 #[cfg(test)]
