@@ -15,12 +15,9 @@ from client_venvs import ROOT, ensure
 TESTS = Path(__file__).resolve().parent
 FILES = ["test_litellm_bridge.py", "test_litellm_proxy.py", "test_litellm_responses.py"]
 # Left out there: the two-worker load test (time); LiteLLM 1.88's reading of a dotted
-# `callbacks:` entry (newer releases read it otherwise); the cases whose tool definitions
-# LiteLLM 1.108 itself refuses before any call (bad_schema_*); and streamed `/v1/messages`,
-# which the callback does not reach on 1.108 yet (its Anthropic adapter keeps the inner stream
-# elsewhere: the README's limits say so).
-DESELECTED = ("not two_workers and not dotted_callbacks_entry and not bad_schema and not "
-              "anthropic_messages_streaming and not test_messages_streamed")
+# `callbacks:` entry (newer releases read it otherwise); and the cases whose tool definitions
+# LiteLLM 1.108 itself refuses before any call (bad_schema_*).
+DESELECTED = "not two_workers and not dotted_callbacks_entry and not bad_schema"
 
 
 def test_the_litellm_tests_pass_on_the_newest_litellm():
