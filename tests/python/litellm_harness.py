@@ -438,10 +438,23 @@ def responses_input(messages: list[dict]) -> list[dict]:
     return items
 
 
+def chunk_for(case: Case, sizes: tuple[int, ...]) -> int:
+    """The one chunk size of `sizes` a case is streamed in over HTTP: each in turn, in the
+    case files' order (the tests that run every split of every case in-process leave the
+    other sizes nothing to find)."""
+    names = sorted(p.stem for p in (DATA / "cases").glob("*.json"))
+    return sizes[names.index(case.name) % len(sizes)] if case.name in names else sizes[0]
+
+
 def load_cases() -> list[Case]:
+    """Every case file, or those `$CTB_LITELLM_CASES` names (a comma-separated list; the
+    newest-LiteLLM run sets it)."""
     tools = json.loads((DATA / "tools.json").read_text())
+    only = {n for n in os.environ.get("CTB_LITELLM_CASES", "").split(",") if n}
     cases = []
     for path in sorted((DATA / "cases").glob("*.json")):
+        if only and path.stem not in only:
+            continue
         raw = json.loads(path.read_text())
         case_tools = raw.get("tools", tools) + raw.get("extra_tools", [])
         cases.append(Case(
