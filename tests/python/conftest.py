@@ -46,27 +46,6 @@ def build_root(generation: str, tmp: Path) -> Path:
     return root
 
 
-# `cargo xtask test` runs pytest in two workers (pytest-xdist, `--dist loadgroup`). The tests
-# that share one of these module-wide fixtures (a started proxy, the client runs, the browser)
-# go to one worker, so each is made once; so do the modules of SERIAL (`cargo xtask bundle`
-# stages the plugin in one folder of the target directory); every other test goes where there
-# is room.
-SHARED_FIXTURES = frozenset({"proxy", "proxies", "messages_proxy", "results", "browser"})
-SERIAL = frozenset({"test_hub"})
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        module = item.module.__name__
-        shared = sorted(SHARED_FIXTURES.intersection(getattr(item, "fixturenames", ())))
-        if module in SERIAL:
-            item.add_marker(pytest.mark.xdist_group(module))
-        elif shared:
-            item.add_marker(pytest.mark.xdist_group(module + ":" + "+".join(shared)))
-
-
 @pytest.fixture
 def a0_factory(tmp_path):
     roots: list[str] = []

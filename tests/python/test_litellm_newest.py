@@ -1,7 +1,8 @@
 """The LiteLLM callback on the newest LiteLLM of the range the wheel's `litellm` extra declares
 (litellm_newest/requirements.txt; the rest of the suite runs the oldest, 1.88.1), run by pytest
 in that release's own virtualenv (made once, cached like the clients'), with this checkout's
-`claude_tool_bridge` on its path: one test per file, so pytest's workers can share them out.
+`claude_tool_bridge` on its path: one class per file, so pytest's workers can share them out
+(`cargo xtask test` runs `--dist loadscope`, where a class is a scope).
 
 What a LiteLLM release changes is how a request and its reply pass through it (its hooks, its
 proxy, its adapters, its objects), not what the bridge reads in a text; so there the tests run
@@ -24,7 +25,6 @@ TESTS = Path(__file__).resolve().parent
 # test the bridge on streams made in-process (1.88.1 runs them).
 DESELECTED = ("not two_workers and not dotted_callbacks_entry and not bad_schema and not "
               "every_split and not every_chunking")
-FILES = ["test_litellm_bridge.py", "test_litellm_proxy.py", "test_litellm_responses.py"]
 
 
 def newest_cases() -> list[str]:
@@ -50,8 +50,7 @@ def test_the_cases_are_case_files():
     assert newest_cases() and set(newest_cases()) <= known, set(newest_cases()) - known
 
 
-@pytest.mark.parametrize("file", FILES)
-def test_the_litellm_tests_pass_on_the_newest_litellm(file, python):
+def run_on_the_newest(python: Path, file: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "crates" / "ctb-python" / "python"),
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False",
            "PYTHONDONTWRITEBYTECODE": "1", "CTB_LITELLM_CASES": ",".join(newest_cases())}
@@ -63,3 +62,18 @@ def test_the_litellm_tests_pass_on_the_newest_litellm(file, python):
          "-k", DESELECTED, file],
         cwd=TESTS, env=env, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+
+
+class TestInProcess:
+    def test_chat_completions_in_process(self, python):
+        run_on_the_newest(python, "test_litellm_bridge.py")
+
+
+class TestProxy:
+    def test_chat_completions_and_messages_on_the_proxy(self, python):
+        run_on_the_newest(python, "test_litellm_proxy.py")
+
+
+class TestResponses:
+    def test_responses_and_messages_in_process_and_on_the_proxy(self, python):
+        run_on_the_newest(python, "test_litellm_responses.py")

@@ -100,9 +100,10 @@ impl Drop for Prepared {
 
 /// The Python side, in a virtualenv in `target/py-venv` (made on first use, with the pinned
 /// requirements of `tests/python/requirements.txt`): the wheel built by maturin and installed
-/// there, mypy's stubtest, the workflow lints, then pytest, two workers (pytest-xdist; tests
-/// that share a started proxy or browser run on one, `tests/python/conftest.py`). pytest's
-/// exit code 5 (nothing collected) is a failure.
+/// there, mypy's stubtest, the workflow lints, then pytest in two workers (pytest-xdist,
+/// `--dist loadscope`: a module's tests, or a class's, run on one worker, so a module's started
+/// proxies and other shared fixtures are made once). pytest's exit code 5 (nothing collected)
+/// is a failure.
 fn python_tests(mut prepared: Prepared) -> Result<(), String> {
     let tests = root().join("tests").join("python");
     let python = prepared.python()?;
@@ -118,13 +119,13 @@ fn python_tests(mut prepared: Prepared) -> Result<(), String> {
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(["-n", "2", "--dist", "loadgroup"])
+        .args(["-n", "2", "--dist", "loadscope"])
         .arg(&tests)
         .current_dir(root())
         .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         .env("PYTHONDONTWRITEBYTECODE", "1");
     eprintln!(
-        "$ {} -m pytest -q -n 2 --dist loadgroup {}",
+        "$ {} -m pytest -q -n 2 --dist loadscope {}",
         python.display(),
         tests.display()
     );
