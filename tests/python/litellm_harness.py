@@ -482,19 +482,24 @@ class Proxy:
     of `cases` and (when `callback`) the bridge named in its config.yaml through the one-line
     module beside it."""
 
-    def __init__(self, folder: Path, upstream_url: str, cases: list[Case], callback: bool = True,
+    def __init__(self, folder: Path, upstream_url: str, cases: list[Case],
+                 callback: bool | str = True,
                  workers: int = 1, params: dict | None = None, settings: dict | None = None,
                  model_info: dict | None = None,
                  deployments: list[tuple[str, str, dict]] | None = None):
         """`deployments` are (model name, LiteLLM model, extra `litellm_params`) served beside
-        the cases' models; `params` are added to every deployment's `litellm_params` (e.g.
+        the cases' models; `callback` is whether the bridge is in `callbacks:`, or the text of
+        the module that names it there (a stand-in); `params` are added to every deployment's `litellm_params` (e.g.
         `use_chat_completions_api`), `model_info` to its `model_info`, `settings` to
         `litellm_settings`."""
         self.folder = folder
         self.port = free_port()
         self.workers = workers
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "ctb_litellm.py").write_text("from claude_tool_bridge.litellm import bridge\n")
+        # `callback` may be the module's text instead (a stand-in named `bridge`).
+        (folder / "ctb_litellm.py").write_text(
+            callback if isinstance(callback, str) else
+            "from claude_tool_bridge.litellm import bridge\n")
         models, seen = [], set()
         for name, model, extra in deployments or []:
             seen.add(name)

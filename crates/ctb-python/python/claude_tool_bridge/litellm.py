@@ -175,8 +175,27 @@ def _text_of(content: Any) -> str:
 _RECEIVED_ROLES = frozenset({"system", "developer", "user", "tool", "function"})
 
 
+_MISSING = object()
+
+
 def _field_of(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    """A field of a dict, a mapping, a pydantic model (read where pydantic keeps it, without its
+    slow path for a missing attribute: a stream's events are read many times each) or any
+    object; None when it has none."""
+    if type(obj) is dict:
+        return obj.get(name)
+    extra = getattr(obj, "__pydantic_extra__", _MISSING)
+    if extra is not _MISSING:
+        if extra and name in extra:
+            return extra[name]
+        fields = getattr(obj, "__dict__", None)
+        if fields is not None and name in fields:
+            return fields[name]
+        # not a field: a property or a class attribute, if anything
+        return getattr(obj, name, None) if hasattr(type(obj), name) else None
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
 
 
 def _block_texts(content: Any, out: list[str]) -> None:
