@@ -438,10 +438,23 @@ def responses_input(messages: list[dict]) -> list[dict]:
     return items
 
 
+def chunk_for(case: Case, sizes: tuple[int, ...]) -> int:
+    """The one chunk size of `sizes` a case is streamed in over HTTP: each in turn, in the
+    case files' order (the tests that run every split of every case in-process leave the
+    other sizes nothing to find)."""
+    names = sorted(p.stem for p in (DATA / "cases").glob("*.json"))
+    return sizes[names.index(case.name) % len(sizes)] if case.name in names else sizes[0]
+
+
 def load_cases() -> list[Case]:
+    """Every case file, or those `$CTB_LITELLM_CASES` names (a comma-separated list; the
+    newest-LiteLLM run sets it)."""
     tools = json.loads((DATA / "tools.json").read_text())
+    only = {n for n in os.environ.get("CTB_LITELLM_CASES", "").split(",") if n}
     cases = []
     for path in sorted((DATA / "cases").glob("*.json")):
+        if only and path.stem not in only:
+            continue
         raw = json.loads(path.read_text())
         case_tools = raw.get("tools", tools) + raw.get("extra_tools", [])
         cases.append(Case(
@@ -469,19 +482,24 @@ class Proxy:
     of `cases` and (when `callback`) the bridge named in its config.yaml through the one-line
     module beside it."""
 
-    def __init__(self, folder: Path, upstream_url: str, cases: list[Case], callback: bool = True,
+    def __init__(self, folder: Path, upstream_url: str, cases: list[Case],
+                 callback: bool | str = True,
                  workers: int = 1, params: dict | None = None, settings: dict | None = None,
                  model_info: dict | None = None,
                  deployments: list[tuple[str, str, dict]] | None = None):
         """`deployments` are (model name, LiteLLM model, extra `litellm_params`) served beside
-        the cases' models; `params` are added to every deployment's `litellm_params` (e.g.
+        the cases' models; `callback` is whether the bridge is in `callbacks:`, or the text of
+        the module that names it there (a stand-in); `params` are added to every deployment's `litellm_params` (e.g.
         `use_chat_completions_api`), `model_info` to its `model_info`, `settings` to
         `litellm_settings`."""
         self.folder = folder
         self.port = free_port()
         self.workers = workers
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "ctb_litellm.py").write_text("from claude_tool_bridge.litellm import bridge\n")
+        # `callback` may be the module's text instead (a stand-in named `bridge`).
+        (folder / "ctb_litellm.py").write_text(
+            callback if isinstance(callback, str) else
+            "from claude_tool_bridge.litellm import bridge\n")
         models, seen = [], set()
         for name, model, extra in deployments or []:
             seen.add(name)

@@ -14,8 +14,10 @@ Routes: `chat` (chat completions), `responses` (the Responses API on an `openai/
 deployment: LiteLLM calls the upstream's Responses API), `responses_cc` (a deployment with
 `use_chat_completions_api: true`), `messages` (`/v1/messages` on an `openai/` deployment:
 LiteLLM goes through the upstream's Responses API), `messages_cc` (`/v1/messages` on a
-`hosted_vllm/` deployment: through chat completions). The runs go four at a time; the
-client-by-route table is written to `<target>/clients/matrix.md`."""
+`hosted_vllm/` deployment: through chat completions). A client program does up to ten runs
+in one process (`CTB_RUNS`, clients/_runs.py: its imports paid once, each run in its own
+scratch folder), four processes at a time; the client-by-route table is written to
+`<target>/clients/matrix.md`."""
 
 from __future__ import annotations
 
@@ -78,38 +80,66 @@ def deployments(model: str) -> list[tuple[str, str, dict]]:
             (model + "-vllm", "hosted_vllm/" + model, {})]
 
 
-def run_client(python: Path, proxy: Proxy, client: str, route: str, stream: bool,
-               mode: str) -> dict:
+def run_env(proxy: Proxy, client: str, route: str, stream: bool, mode: str, work: str) -> dict:
+    """The variables of one run (clients/README.md)."""
     coder = client == "mini_swe_agent"
     case = ("coder" if coder else "weather") + ("_native" if mode == "native" else "")
     model = (CODER_MODEL if coder else FAMILY_MODEL) + ROUTE_SUFFIX[route]
     task = (f"case:{case} Write 42 to answer.txt, then submit it." if coder
             else f"case:{case} What is the weather in Paris in 3 days?")
-    with tempfile.TemporaryDirectory() as work:
-        env = {**os.environ, "CTB_BASE_URL": proxy.base_url, "CTB_MODEL": model,
-               "CTB_ROUTE": CLIENT_ROUTE[route], "CTB_STREAM": "1" if stream else "0",
-               "CTB_TASK": task, "CTB_WORKDIR": work, "OPENAI_API_KEY": "sk-client",
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False",
-               "MSWEA_CONFIGURED": "true", "MSWEA_GLOBAL_CONFIG_DIR": work}
-        for key in ("VIRTUAL_ENV", "PYTHONPATH", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+    return {"CTB_BASE_URL": proxy.base_url, "CTB_MODEL": model, "CTB_ROUTE": CLIENT_ROUTE[route],
+            "CTB_STREAM": "1" if stream else "0", "CTB_TASK": task, "CTB_WORKDIR": work}
+
+
+def finished(client: str, got: dict) -> bool:
+    """Whether a run's printed result is the task done: the tool ran with typed arguments
+    and the answer carries its result."""
+    if client == "mini_swe_agent":
+        expected_calls = [["bash", {"command": c}] for c in CODER_COMMANDS]
+        return got["answer"].strip() == "42" and got["calls"] == expected_calls
+    return (got["answer"].strip() == WEATHER_ANSWER
+            and got["calls"] == [["get_weather", WEATHER_ARGS]])
+
+
+def run_batch(python: Path, client: str, runs: list[tuple], proxies: dict[str, Proxy]) -> dict:
+    """Several runs of one client program in one process (`CTB_RUNS`, its imports paid once),
+    each in its own scratch folder: what each run gave."""
+    with tempfile.TemporaryDirectory() as scratch:
+        specs = []
+        for i, (_, route, stream, mode) in enumerate(runs):
+            work = Path(scratch) / str(i)
+            work.mkdir()
+            proxy = proxies["plain" if mode == "plain" else "bridge"]
+            specs.append(run_env(proxy, client, route, stream, mode, str(work)))
+        env = {**os.environ, "CTB_RUNS": json.dumps(specs), "PYTHONPATH": str(CLIENTS),
+               "OPENAI_API_KEY": "sk-client", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+               "LITELLM_TELEMETRY": "False", "MSWEA_CONFIGURED": "true",
+               "MSWEA_GLOBAL_CONFIG_DIR": scratch}
+        for key in ("VIRTUAL_ENV", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
             env.pop(key, None)
         try:
             done = subprocess.run([str(python), str(CLIENTS / client / "client.py")], env=env,
-                                  cwd=work, capture_output=True, text=True, timeout=180,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return {"finished": False, "error": "timed out"}
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        return {"finished": False, "error": (done.stderr or done.stdout)[-1500:]}
-    got = json.loads(lines[-1])
-    if coder:
-        expected_calls = [["bash", {"command": c}] for c in CODER_COMMANDS]
-        finished = got["answer"].strip() == "42" and got["calls"] == expected_calls
-    else:
-        expected_calls = [["get_weather", WEATHER_ARGS]]
-        finished = got["answer"].strip() == WEATHER_ANSWER and got["calls"] == expected_calls
-    return {"finished": finished, **got}
+                                  cwd=scratch, capture_output=True, text=True,
+                                  timeout=120 + 60 * len(runs), stdin=subprocess.DEVNULL)
+            stdout, error = done.stdout, (done.stderr or done.stdout)[-1500:]
+        except subprocess.TimeoutExpired as timeout:
+            stdout = timeout.stdout.decode() if isinstance(timeout.stdout, bytes) else (
+                timeout.stdout or "")
+            error = "timed out"
+    printed = {}
+    for line in stdout.splitlines():
+        if line.startswith('{"run"'):
+            got = json.loads(line)
+            printed[got.pop("run")] = got
+    out = {}
+    for i, run in enumerate(runs):
+        got = printed.get(i, {"error": error})
+        out[run] = {"finished": "error" not in got and finished(client, got), **got}
+    return out
+
+
+# How many runs of one client one process does at most (the batches run four at a time).
+BATCH = 10
 
 
 @pytest.fixture(scope="module")
@@ -121,13 +151,16 @@ def results(tmp_path_factory):
                   deployments=models) as bridged, \
             Proxy(tmp_path_factory.mktemp("without"), upstream.base_url, [], callback=False,
                   deployments=models) as plain:
-        def one(run):
-            client, route, stream, mode = run
-            proxy = plain if mode == "plain" else bridged
-            return run, run_client(pythons[client], proxy, client, route, stream, mode)
-
+        proxies = {"bridge": bridged, "plain": plain}
+        batches = []
+        for client in MATRIX:
+            runs = [run for run in RUNS if run[0] == client]
+            batches += [(client, runs[i : i + BATCH]) for i in range(0, len(runs), BATCH)]
+        out = {}
         with ThreadPoolExecutor(max_workers=4) as pool:
-            out = dict(pool.map(one, RUNS))
+            for got in pool.map(lambda b: run_batch(pythons[b[0]], b[0], b[1], proxies),
+                                batches):
+                out.update(got)
     write_table(out)
     return out
 

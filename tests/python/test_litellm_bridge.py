@@ -16,7 +16,7 @@ os.environ.setdefault("LITELLM_TELEMETRY", "False")
 import litellm  # noqa: E402
 import pytest  # noqa: E402
 from litellm.types.utils import Delta, ModelResponse, ModelResponseStream, StreamingChoices  # noqa: E402
-from litellm_harness import Upstream, cut_at_stops, load_cases  # noqa: E402
+from litellm_harness import Upstream, chunk_for, cut_at_stops, load_cases  # noqa: E402
 
 import claude_tool_bridge.litellm as ctb_litellm  # noqa: E402
 from claude_tool_bridge.litellm import LiteLLMBridge, bridge  # noqa: E402
@@ -129,10 +129,11 @@ async def test_non_streaming(case, upstream, callbacks):
     check(case, from_response(response), sent(upstream, case))
 
 
-@pytest.mark.parametrize("chunk", [1, 5, 64])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-async def test_streaming_through_bridge_stream(case, chunk, upstream, callbacks):
-    stream = await call(upstream, case, stream=True, chunk=chunk)
+async def test_streaming_through_bridge_stream(case, upstream, callbacks):
+    """Through LiteLLM's own stream, in one chunking per case (1, 5 or 64 characters, in
+    turn; every split is the next section's)."""
+    stream = await call(upstream, case, stream=True, chunk=chunk_for(case, (1, 5, 64)))
     chunks = [c async for c in bridge.stream(stream)]
     check_sent(upstream, case)
     check(case, from_chunks(chunks), sent(upstream, case))

@@ -1,7 +1,7 @@
 """claude_tool_bridge.litellm on a real LiteLLM 1.88.1 proxy process (started here on
 127.0.0.1, `callbacks:` in its config.yaml naming the one-line module beside it), in front of
 the scripted upstream, called by the official `openai` client with `tools`: every case file,
-streamed and not; two workers with 50 concurrent clients; the Anthropic messages route with
+streamed (in one chunking each) and not; two workers with 50 concurrent clients; the Anthropic messages route with
 the official `anthropic` client."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import anthropic  # noqa: E402
 import openai  # noqa: E402
 import pytest  # noqa: E402
-from litellm_harness import Case, Proxy, Upstream, cut_at_stops, load_cases  # noqa: E402
+from litellm_harness import Case, Proxy, Upstream, chunk_for, cut_at_stops, load_cases  # noqa: E402
 
 CASES = load_cases()
 BY_NAME = {c.name: c for c in CASES}
@@ -94,15 +94,12 @@ def test_non_streaming(case, proxy, upstream):
     check(upstream, case, ask(proxy, case, stream=False))
 
 
-@pytest.mark.parametrize("chunk", [3, 40])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_streaming(case, chunk, proxy, upstream):
-    got = ask(proxy, case, stream=True, chunk=chunk)
-    check(upstream, case, got)
-    # streamed equals not streamed (the call ids aside)
-    whole = ask(proxy, case, stream=False)
-    strip = lambda g: {**g, "tool_calls": [(n, a) for n, a, _ in g["tool_calls"]]}  # noqa: E731
-    assert strip(got) == strip(whole)
+def test_streaming(case, proxy, upstream):
+    """Streamed in one chunking per case (3 or 40 characters, in turn): every split of every
+    case is run in-process (test_litellm_bridge.py); the client gets what the non-streamed
+    reply gives, the case's expectation."""
+    check(upstream, case, ask(proxy, case, stream=True, chunk=chunk_for(case, (3, 40))))
 
 
 def test_two_workers_and_fifty_concurrent_clients(upstream, tmp_path):

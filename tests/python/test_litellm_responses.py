@@ -3,7 +3,9 @@ deployments, from the case files of data/litellm/cases (each case's `on_response
 expectation: the Responses API has no stop strings, so the upstream sends the whole reply):
 
 - in-process: `litellm.aresponses`, non-streamed (the deployment hook) and streamed (through
-  `bridge.stream`);
+  `bridge.stream`), natively and simulated by LiteLLM; and every case's event stream in every
+  split into two pieces, in single characters and in seeded random chunkings, through the
+  bridge (so the HTTP tests stream each case in one chunking: `chunk_of`);
 - a real `litellm` proxy process, called by the official `openai` client on `/v1/responses`:
   an `openai/` deployment (LiteLLM calls the upstream's Responses API) and one with
   `use_chat_completions_api: true` (chat completions inside, Responses outside), streamed and
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_TELEMETRY", "False")
@@ -28,12 +31,23 @@ import anthropic  # noqa: E402
 import litellm  # noqa: E402
 import openai  # noqa: E402
 import pytest  # noqa: E402
-from litellm_harness import Case, Proxy, Upstream, cut_at_stops, load_cases  # noqa: E402
+from litellm_harness import (Case, Proxy, Upstream, chunk_for, cut_at_stops,  # noqa: E402
+                             load_cases)
 
 from claude_tool_bridge.litellm import bridge  # noqa: E402
 
 CASES = [c for c in load_cases() if c.on_responses != "skip"]
 BY_NAME = {c.name: c for c in CASES}
+# The chunk sizes the streamed HTTP tests use, one per case in turn: every split of every case
+# is run through the bridge in-process (`test_every_split_of_the_event_stream`), so a case
+# streamed over HTTP in a second chunking would test nothing more.
+CHUNKS = (3, 40)
+
+
+def chunk_of(case: Case) -> int:
+    return chunk_for(case, CHUNKS)
+
+
 # LiteLLM simulates a Responses stream for a model it does not know to stream natively (it asks
 # the upstream without streaming, then plays the events); these deployments say they do.
 NATIVE_STREAMING = {"supports_native_streaming": True}
@@ -145,15 +159,63 @@ async def test_in_process_non_streamed(case, upstream, callbacks):
 
 
 @pytest.mark.parametrize("simulated", [False, True], ids=["native", "simulated"])
-@pytest.mark.parametrize("chunk", [3, 40])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-async def test_in_process_streamed(case, chunk, simulated, upstream, callbacks):
+async def test_in_process_streamed(case, simulated, upstream, callbacks):
+    """A simulated stream is played from a whole response: the upstream's chunking plays no
+    part there."""
     streams_natively(not simulated)
-    stream = await responses_call(upstream, case, stream=True, chunk=chunk)
+    stream = await responses_call(upstream, case, stream=True,
+                                  chunk=None if simulated else chunk_of(case))
     events = [event async for event in bridge.stream(stream)]
     assert bool(upstream.requests_for(case.name)[-1].get("stream")) is not simulated
     check(case, from_events(events))
     check_no_markup(case, [e.model_dump_json() for e in events])
+
+
+def rechunked(events: list, cuts: list[int]) -> list:
+    """`events` (a native stream with one text delta per character) with its text deltas
+    joined into the pieces `cuts` makes, every event numbered anew."""
+    deltas = [i for i, e in enumerate(events) if e.type == "response.output_text.delta"]
+    if not deltas:
+        return list(events)
+    text = "".join(events[i].delta for i in deltas)
+    bounds = [0, *sorted(set(c for c in cuts if 0 < c < len(text))), len(text)]
+    template = events[deltas[0]]
+    pieces = [template.model_copy(update={"delta": text[a:b]}) for a, b in zip(bounds, bounds[1:])]
+    out = [*events[: deltas[0]], *pieces, *events[deltas[-1] + 1 :]]
+    return [e.model_copy(update={"sequence_number": n}) if getattr(e, "sequence_number", None)
+            is not None else e for n, e in enumerate(out)]
+
+
+async def _aiter(items):
+    for item in items:
+        yield item
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+async def test_every_split_of_the_event_stream(case, upstream):
+    """Each case's Responses event stream (LiteLLM's own event objects, read once with one
+    text delta per character) re-cut in every split into two pieces, in single characters and
+    in seeded random chunkings, through the bridge: the client always assembles the case's
+    expectation, and no text delta ever carries markup of a translated call (the joined deltas
+    are exactly the prose)."""
+    streams_natively(True)
+    events = [e async for e in await responses_call(upstream, case, stream=True, chunk=1)]
+    plan = bridge.plan({"model": case.deployment, **case.responses_request()})
+    assert plan is not None or case.on_responses == "untouched"
+    text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert text == case.reply
+    rng = random.Random(f"responses-{case.name}")
+    splits = [[i] for i in range(1, len(text))] + [list(range(1, len(text)))]
+    splits += [rng.sample(range(1, len(text)), k=min(len(text) - 1, rng.randint(1, 12)))
+               for _ in range(40)]
+    for cuts in splits:
+        stream = _aiter(rechunked(events, cuts))
+        out = [e async for e in (bridge._bridged_events(stream, plan) if plan else stream)]
+        try:
+            check(case, from_events(out))
+        except AssertionError as error:
+            raise AssertionError(f"cut at {cuts}: {error}") from None
 
 
 @pytest.mark.parametrize("name", ["prose", "quoted_in_fence", "unknown_tool"])
@@ -185,11 +247,14 @@ async def test_in_process_without_the_callback_hands_the_leak_on(upstream):
 
 @pytest.fixture(scope="module")
 def proxies(upstream, tmp_path_factory):
-    """Three proxies: native Responses deployments, the same simulating the stream, and
+    """Three proxies: native Responses deployments, the same simulating the stream (their
+    `model_info` says they do not stream natively: LiteLLM asks the upstream without streaming
+    and plays the events; a proxy's deployment streams natively unless told so), and
     deployments served through chat completions."""
     native = Proxy(tmp_path_factory.mktemp("responses"), upstream.base_url, CASES,
                    model_info=NATIVE_STREAMING)
-    simulated = Proxy(tmp_path_factory.mktemp("simulated"), upstream.base_url, CASES)
+    simulated = Proxy(tmp_path_factory.mktemp("simulated"), upstream.base_url, CASES,
+                      model_info={"supports_native_streaming": False})
     chat = Proxy(tmp_path_factory.mktemp("via_chat"), upstream.base_url, CASES,
                  params={"use_chat_completions_api": True})
     with native, simulated, chat:
@@ -217,24 +282,30 @@ NOT_VIA_CHAT = {"bad_schema_all_tools", "bad_schema_one_tool",
                 "tool_choice_forces_another_function"}
 
 
-def routes(case: Case) -> list[str]:
-    return ["native", "simulated"] + ([] if case.name in NOT_VIA_CHAT else ["chat"])
+def routes(case: Case, stream: bool) -> list[str]:
+    """The proxies a case is asked through. Not streamed, the simulating proxy is the native
+    one (the two differ in how a stream is made only)."""
+    return ["native"] + (["simulated"] if stream else []) + (
+        [] if case.name in NOT_VIA_CHAT else ["chat"])
 
 
-ROUTED = [(c, r) for c in CASES for r in routes(c)]
+def routed(stream: bool) -> list[tuple[Case, str]]:
+    return [(c, r) for c in CASES for r in routes(c, stream)]
 
 
-@pytest.mark.parametrize(("case", "route"), ROUTED, ids=lambda x: getattr(x, "name", x))
+@pytest.mark.parametrize(("case", "route"), routed(False), ids=lambda x: getattr(x, "name", x))
 def test_proxy_non_streamed(case, route, proxies, upstream):
     got, serialized = ask(proxies[route], case, stream=False)
     check(case, got, sent_stops(upstream, case) if route == "chat" else None)
     check_no_markup(case, serialized, case.expect if route == "chat" else ...)
 
 
-@pytest.mark.parametrize("chunk", [3, 40])
-@pytest.mark.parametrize(("case", "route"), ROUTED, ids=lambda x: getattr(x, "name", x))
-def test_proxy_streamed(case, route, chunk, proxies, upstream):
+@pytest.mark.parametrize(("case", "route"), routed(True), ids=lambda x: getattr(x, "name", x))
+def test_proxy_streamed(case, route, proxies, upstream):
+    chunk = None if route == "simulated" else chunk_of(case)
     got, serialized = ask(proxies[route], case, stream=True, chunk=chunk)
+    if route == "simulated":
+        assert not upstream.requests_for(case.name)[-1].get("stream")
     check(case, got, sent_stops(upstream, case) if route == "chat" else None)
     check_no_markup(case, serialized, case.expect if route == "chat" else ...)
     if route == "chat" and case.sent_stop is not ...:

@@ -1,13 +1,18 @@
 //! `cargo xtask test`: every check CI runs, in order: fmt, clippy, docs, the version check,
 //! Rust tests, then the Python side (the wheel's type stubs against the module, the release
 //! workflow's lints, the Python and plugin tests, the browser test in headless Chromium).
+//! The Python virtualenvs are filled in the background meanwhile.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 
 use crate::util::{self, cargo, root};
 
 pub(crate) fn run(_args: &[String]) -> Result<(), String> {
+    // What only downloads and unpacks (the test virtualenv's requirements, the client
+    // programs' and the newest LiteLLM's virtualenvs) is made while the Rust checks run.
+    let prepared = Prepared::start()?;
     util::run(cargo().args(["fmt", "--all", "--check"]))?;
     util::run(cargo().args([
         "clippy",
@@ -27,18 +32,81 @@ pub(crate) fn run(_args: &[String]) -> Result<(), String> {
     crate::dist::check_versions()?;
     // The binding links libpython; it is tested through Python below.
     util::run(cargo().args(["test", "--workspace", "--exclude", "ctb-python"]))?;
-    python_tests()?;
+    python_tests(prepared)?;
     Ok(())
+}
+
+/// The virtualenvs being made in the background: `target/py-venv` with the requirements of
+/// `tests/python/requirements.txt` (a thread), and the cached ones of the client programs and
+/// the newest LiteLLM (`tests/python/client_venvs.py`, a process whose output goes to
+/// `<target>/clients/prepare.log`; the tests that use them wait for them, or make them
+/// themselves when this one failed).
+struct Prepared {
+    venv: Option<JoinHandle<Result<PathBuf, String>>>,
+    clients: Option<Child>,
+}
+
+impl Prepared {
+    fn start() -> Result<Self, String> {
+        let tests = root().join("tests").join("python");
+        let requirements = crate::dist::read_requirements(&tests.join("requirements.txt"))?;
+        let venv = std::thread::spawn(move || crate::dist::ensure_venv(&requirements));
+        let folder = crate::dist::target_dir().join("clients");
+        let clients = std::fs::create_dir_all(&folder)
+            .and_then(|()| std::fs::File::create(folder.join("prepare.log")))
+            .and_then(|log| {
+                let err = log.try_clone()?;
+                Command::new(crate::dist::base_python())
+                    .arg(tests.join("client_venvs.py"))
+                    .current_dir(root())
+                    .stdin(Stdio::null())
+                    .stdout(log)
+                    .stderr(err)
+                    .spawn()
+            })
+            .map_err(|e| eprintln!("the client virtualenvs are made by the tests instead: {e}"))
+            .ok();
+        Ok(Self {
+            venv: Some(venv),
+            clients,
+        })
+    }
+
+    /// The test virtualenv's interpreter, once its requirements are in.
+    fn python(&mut self) -> Result<PathBuf, String> {
+        self.venv
+            .take()
+            .ok_or("the test virtualenv was asked for twice")?
+            .join()
+            .map_err(|_| "making the test virtualenv panicked".to_owned())?
+    }
+}
+
+impl Drop for Prepared {
+    /// Waits for the client virtualenvs; on an early return (a failed check) they are
+    /// stopped instead (a half-made one is made again next time).
+    fn drop(&mut self) {
+        if let Some(mut child) = self.clients.take() {
+            if self.venv.is_some() {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+        if let Some(venv) = self.venv.take() {
+            let _ = venv.join();
+        }
+    }
 }
 
 /// The Python side, in a virtualenv in `target/py-venv` (made on first use, with the pinned
 /// requirements of `tests/python/requirements.txt`): the wheel built by maturin and installed
-/// there, mypy's stubtest, the workflow lints, then pytest. pytest's exit code 5 (nothing
-/// collected) is a failure.
-fn python_tests() -> Result<(), String> {
+/// there, mypy's stubtest, the workflow lints, then pytest in two workers (pytest-xdist,
+/// `--dist loadscope`: a module's tests, or a class's, run on one worker, so a module's started
+/// proxies and other shared fixtures are made once). pytest's exit code 5 (nothing collected)
+/// is a failure.
+fn python_tests(mut prepared: Prepared) -> Result<(), String> {
     let tests = root().join("tests").join("python");
-    let requirements = crate::dist::read_requirements(&tests.join("requirements.txt"))?;
-    let python = crate::dist::ensure_venv(&requirements)?;
+    let python = prepared.python()?;
     crate::dist::develop(&python)?;
     // The hand-written stubs describe the compiled module (names, signatures, finality).
     util::run(
@@ -51,14 +119,20 @@ fn python_tests() -> Result<(), String> {
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["-n", "2", "--dist", "loadscope"])
         .arg(&tests)
         .current_dir(root())
         .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         .env("PYTHONDONTWRITEBYTECODE", "1");
-    eprintln!("$ {} -m pytest -q {}", python.display(), tests.display());
+    eprintln!(
+        "$ {} -m pytest -q -n 2 --dist loadscope {}",
+        python.display(),
+        tests.display()
+    );
     let status = pytest
         .status()
         .map_err(|e| format!("cannot start pytest: {e}"))?;
+    drop(prepared);
     match status.code() {
         Some(0) => Ok(()),
         Some(5) => Err("pytest collected no tests (exit code 5)".to_owned()),

@@ -21,7 +21,9 @@ use crate::util::root;
 pub(crate) use bundle::bundle;
 pub(crate) use install::install_plugin;
 pub(crate) use release::{check_versions, release};
-pub(crate) use venv::{ensure_venv, read_requirements, script_in, target_dir, venv_dir};
+pub(crate) use venv::{
+    base_python, ensure_venv, read_requirements, script_in, target_dir, venv_dir,
+};
 pub(crate) use wheel::develop;
 
 /// The distribution name on PyPI.

@@ -664,31 +664,36 @@ class LiteLLMBridge(CustomLogger):
     def _bridge_messages_stream(self, response: Any) -> bool:
         """For the proxy's `/v1/messages`: LiteLLM streams it as Anthropic events that its
         adapter makes from an inner stream, not started yet: a chat completion stream
-        (`AnthropicStreamWrapper.completion_stream`) or, for `openai/` deployments, a
-        Responses API stream (`AnthropicResponsesStreamWrapper.responses_stream`). `response`
-        is the adapter's SSE generator (its frame's `self`) or, on newer LiteLLM, an object
-        keeping the adapter as `_wrapper`. The inner stream is bridged in place, so the
-        adapter itself turns the call into a `tool_use` block. False (nothing changed) for
-        any other response."""
-        adapter = getattr(response, "_wrapper", None)
-        if adapter is None:
-            frame = getattr(response, "ag_frame", None)
-            if frame is None or getattr(response, "ag_running", True):
-                return False
-            adapter = frame.f_locals.get("self")
+        (`AnthropicStreamWrapper.completion_stream`, which LiteLLM 1.108 wraps in a
+        `_CombinedChunkSplitter` keeping it as `_stream`) or, for `openai/` deployments, a
+        Responses API stream (`AnthropicResponsesStreamWrapper.responses_stream`).
+        `response` is the adapter's SSE generator (its frame's `self`, LiteLLM 1.88) or an
+        object keeping the adapter (`_wrapper`, `_anthropic_wrapper`), possibly inside the
+        router's `HiddenParamsAsyncIteratorWrapper` (`inner`). The inner stream is bridged in
+        place, so the adapter itself turns the call into a `tool_use` block. False (nothing
+        changed) for any other response."""
+        adapter = _messages_adapter(response)
         attribute = {"AnthropicStreamWrapper": "completion_stream",
                      "AnthropicResponsesStreamWrapper": "responses_stream"}.get(
                          type(adapter).__name__)
         if attribute is None:
             return False
+        holder = adapter
         inner = getattr(adapter, attribute, None)
+        if type(inner).__name__ == "_CombinedChunkSplitter":
+            # LiteLLM 1.108: the chat stream inside the splitter, which must not have started
+            if getattr(inner, "_async_iter", None) is not None or getattr(
+                    inner, "_sync_iter", None) is not None:
+                return False
+            holder, attribute = inner, "_stream"
+            inner = getattr(inner, "_stream", None)
         request = _recorded_request(inner)
         if inner is None or request is None:
             return False
         plan = self.plan(request, _deployment_of(inner))
         if plan is None:
             return False
-        setattr(adapter, attribute, _Relay(inner, self._bridged_any(inner, plan)))
+        setattr(holder, attribute, _Relay(inner, self._bridged_any(inner, plan)))
         return True
 
     def stream(self, response: Any, request: Mapping[str, Any] | None = None) -> AsyncIterator[Any]:
@@ -801,6 +806,38 @@ def _stream_bridged(kwargs: Mapping[str, Any]) -> bool:
     # A Responses deployment served through chat completions streams its chat chunks as
     # Responses events, which the proxy's iterator hook bridges.
     return path.endswith("/chat/completions") or path.endswith("/responses")
+
+
+# Where LiteLLM's `/v1/messages` streams keep the Anthropic adapter (by the holder's class
+# name): an SSE byte stream's attribute, or the stream a wrapper holds (on LiteLLM 1.108 the
+# proxy's `_UpstreamStreamBoundary`, the router's `FallbackAwareAnthropicMessagesStream` and
+# `HiddenParamsAsyncIteratorWrapper`).
+_ADAPTER_HOLDERS = {
+    "AnthropicResponsesSSEByteStream": "_wrapper",
+    "AnthropicSSEStream": "_anthropic_wrapper",
+    "HiddenParamsAsyncIteratorWrapper": "inner",
+    "_UpstreamStreamBoundary": "_source",
+    "FallbackAwareAnthropicMessagesStream": "_source_iterator",
+}
+
+
+def _messages_adapter(response: Any) -> Any:
+    """The Anthropic adapter behind a proxy's `/v1/messages` stream, else None."""
+    for _ in range(8):
+        name = _ADAPTER_HOLDERS.get(type(response).__name__)
+        if name is not None:
+            response = getattr(response, name, None)
+            continue
+        if type(response).__name__ in ("AnthropicStreamWrapper", "AnthropicResponsesStreamWrapper"):
+            return response
+        adapter = getattr(response, "_wrapper", None)
+        if adapter is not None:
+            return adapter
+        frame = getattr(response, "ag_frame", None)
+        if frame is None or getattr(response, "ag_running", True):
+            return None
+        return frame.f_locals.get("self")
+    return None
 
 
 def _call_type(call_type: Any) -> str:

@@ -36,9 +36,28 @@ _LANGCHAIN_ROLES = {"human": "user", "ai": "assistant"}
 _OUTPUT_PARTS = ("function_call_output", "custom_tool_call_output")
 
 
+_MISSING = object()
+
+
 def field_of(obj: Any, name: str) -> Any:
-    """A field of a mapping or an attribute of an object; None when missing."""
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    """A field of a mapping or an attribute of an object; None when missing.
+
+    A pydantic model's field is read where pydantic keeps it, without its slow path for a
+    missing attribute: a stream's events are read many times each."""
+    if type(obj) is dict:
+        return obj.get(name)
+    extra = getattr(obj, "__pydantic_extra__", _MISSING)
+    if extra is not _MISSING:
+        if extra and name in extra:
+            return extra[name]
+        fields = getattr(obj, "__dict__", None)
+        if fields is not None and name in fields:
+            return fields[name]
+        # not a field: a property or a class attribute, if anything
+        return getattr(obj, name, None) if hasattr(type(obj), name) else None
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
 
 
 def role_of(message: Any) -> str | None:

@@ -2,11 +2,12 @@
 keeps the conversation on the client (its default asks the server to keep it, which a LiteLLM
 proxy does not)."""
 
-import json
 import os
 
 import anthropic
 from anthropic import beta_tool
+
+from _runs import each
 
 calls = []
 
@@ -23,7 +24,8 @@ def get_weather(city: str, days: int) -> str:
     return f"{city} in {days} days: sunny"
 
 
-def main() -> None:
+def main() -> dict:
+    calls.clear()
     client = anthropic.Anthropic(base_url=os.environ["CTB_BASE_URL"], api_key="sk-client",
                                  max_retries=0)
     stream = os.environ["CTB_STREAM"] == "1"
@@ -35,7 +37,7 @@ def main() -> None:
     for step in runner:
         last = step.get_final_message() if stream else step
     texts = [b.text for b in last.content if b.type == "text"]
-    print(json.dumps({"answer": "".join(texts), "calls": calls}))
+    return {"answer": "".join(texts), "calls": list(calls)}
 
 
-main()
+each(main)

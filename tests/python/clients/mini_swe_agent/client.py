@@ -4,7 +4,6 @@ model class (chat completions, `LitellmModel`) or its Responses one
 one tool is `bash`; the task is done when a command's output starts with its submission
 marker, and a reply without a usable call is a format error (three in a row end the run)."""
 
-import json
 import os
 
 import yaml
@@ -12,8 +11,10 @@ from minisweagent.agents.default import DefaultAgent
 from minisweagent.config import builtin_config_dir
 from minisweagent.environments.local import LocalEnvironment
 
+from _runs import each
 
-def main() -> None:
+
+def main() -> dict:
     config = yaml.safe_load((builtin_config_dir / "mini.yaml").read_text())
     route = os.environ["CTB_ROUTE"]
     if route == "responses":
@@ -35,7 +36,7 @@ def main() -> None:
              for m in agent.messages for a in (m.get("extra") or {}).get("actions", [])]
     answer = info.get("submission", "") if info.get("exit_status") == "Submitted" else \
         f"{info.get('exit_status')}: {agent.messages[-2].get('content') if len(agent.messages) > 1 else ''}"
-    print(json.dumps({"answer": answer, "calls": calls}))
+    return {"answer": answer, "calls": calls}
 
 
-main()
+each(main)

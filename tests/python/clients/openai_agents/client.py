@@ -3,7 +3,6 @@
 (`OpenAIChatCompletionsModel`), run with `Runner.run` or `Runner.run_streamed`."""
 
 import asyncio
-import json
 import os
 
 from agents import (
@@ -15,6 +14,8 @@ from agents import (
     set_tracing_disabled,
 )
 from openai import AsyncOpenAI
+
+from _runs import each
 
 calls = []
 
@@ -31,7 +32,8 @@ def get_weather(city: str, days: int) -> str:
     return f"{city} in {days} days: sunny"
 
 
-async def main() -> None:
+async def main() -> dict:
+    calls.clear()
     set_tracing_disabled(True)
     client = AsyncOpenAI(base_url=os.environ["CTB_BASE_URL"] + "/v1", api_key="sk-client",
                          max_retries=0)
@@ -49,7 +51,7 @@ async def main() -> None:
             pass
     else:
         result = await Runner.run(agent, task, max_turns=4)
-    print(json.dumps({"answer": str(result.final_output), "calls": calls}))
+    return {"answer": str(result.final_output), "calls": list(calls)}
 
 
-asyncio.run(main())
+each(lambda: asyncio.run(main()))

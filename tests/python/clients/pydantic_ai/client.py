@@ -3,10 +3,11 @@ API (`OpenAIResponsesModel`) or Anthropic Messages (`AnthropicModel`); streamed 
 stream handler (`run_stream` ends at the first text by design)."""
 
 import asyncio
-import json
 import os
 
 from pydantic_ai import Agent
+
+from _runs import each
 
 calls = []
 
@@ -37,7 +38,8 @@ def model():
     return kind(name, provider=provider)
 
 
-async def main() -> None:
+async def main() -> dict:
+    calls.clear()
     agent = Agent(model(), tools=[get_weather], instructions="Answer with the forecast tool.",
                   retries=0)
     task = os.environ["CTB_TASK"]
@@ -49,7 +51,7 @@ async def main() -> None:
         result = await agent.run(task, event_stream_handler=handler)
     else:
         result = await agent.run(task)
-    print(json.dumps({"answer": str(result.output), "calls": calls}))
+    return {"answer": str(result.output), "calls": list(calls)}
 
 
-asyncio.run(main())
+each(lambda: asyncio.run(main()))
