@@ -20,6 +20,7 @@ no event may carry the markup; an untouched one is the upstream's text, byte for
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -130,6 +131,16 @@ def upstream():
         yield server
 
 
+@pytest.fixture(scope="module", autouse=True)
+def model_registry():
+    """The models this module registers (`streams_natively`) are forgotten after it: a later
+    module on the same worker sees LiteLLM's own registry."""
+    saved = copy.deepcopy(litellm.model_cost)
+    yield
+    litellm.model_cost.clear()
+    litellm.model_cost.update(saved)
+
+
 @pytest.fixture
 def callbacks():
     saved = litellm.callbacks
@@ -228,6 +239,39 @@ async def test_in_process_untouched_stream_is_the_stream_as_it_came(name, upstre
     bridged = [e.model_dump_json()
                async for e in bridge.stream(await responses_call(upstream, case, True, 7))]
     assert bridged == plain
+
+
+def _chat(response) -> dict:
+    """A chat completion's message and finish reason, every choice read (LiteLLM serves a
+    chat completion from a Responses deployment with the text and the tool calls in two
+    choices)."""
+    content = [c.message.content for c in response.choices if c.message.content]
+    calls = [(t.function.name, json.loads(t.function.arguments), t.id)
+             for c in response.choices for t in c.message.tool_calls or []]
+    return {"content": content[0] if content else None, "tool_calls": calls,
+            "finish": response.choices[0].finish_reason}
+
+
+@pytest.mark.parametrize("name", ["family_claude", "prose", "quoted_in_fence"])
+async def test_chat_completion_from_a_responses_deployment(name, upstream, callbacks):
+    """A client on chat completions, a deployment LiteLLM calls through the Responses API:
+    the call reaches it as chat `tool_calls`, in the first choice (the Responses output is left
+    for the chat response LiteLLM makes from it, which the bridge reads as any chat
+    completion). Untouched text stays the upstream's."""
+    streams_natively(True)
+    case = BY_NAME[name]
+    response = await litellm.acompletion(model=case.deployment, api_base=upstream.base_url,
+                                         api_key="sk-upstream", **case.request())
+    got = _chat(response)
+    if case.expect == "untouched":
+        assert got == {"content": case.reply, "tool_calls": [], "finish": "stop"}, got
+        return
+    call = case.expect["tool_call"]
+    first = response.choices[0].message
+    assert [(t.function.name, json.loads(t.function.arguments)) for t in first.tool_calls or []] \
+        == [(call["name"], call["arguments"])], got
+    assert response.choices[0].finish_reason == "tool_calls", got
+    assert got["content"] == case.expect["content"], got
 
 
 async def test_in_process_without_the_callback_hands_the_leak_on(upstream):

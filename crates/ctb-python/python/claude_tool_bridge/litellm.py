@@ -565,6 +565,11 @@ class LiteLLMBridge(CustomLogger):
                     return None
                 if not isinstance(response, _ResponsesAPIResponse):
                     return None
+                if request_data.get("acompletion") or request_data.get("completion"):
+                    # A chat completion a Responses deployment serves: LiteLLM makes the chat
+                    # response from this one next (a message and tool calls in two choices),
+                    # and this hook reads that, as it reads any chat completion.
+                    return None
                 plan = self.plan(request_data)
                 return None if plan is None else self.translate_responses_api(response, plan)
             if kind not in _CHAT_CALL_TYPES:
