@@ -177,6 +177,7 @@ fn opener(o: &ctb_invoke::registry::Opener) -> String {
             each.join(" or ")
         }
         Opener::Literal(l) => code_span(l),
+        Opener::List(l) => format!("{}, then a call's name and `(`", code_span(l)),
         _ => String::from("?"),
     }
 }

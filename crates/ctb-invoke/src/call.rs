@@ -112,7 +112,7 @@ impl Parser {
             Start::Literal(lit) => {
                 let row = prefer
                     .rows()
-                    .find(|r| r.openers.contains(&Opener::Literal(lit)));
+                    .find(|r| r.openers.iter().any(|o| o.literal() == Some(lit)));
                 match row.and_then(|r| Some((r.form, r.engine.body(start, r.values)?))) {
                     Some((f, body)) => {
                         form = Some(f);

@@ -71,7 +71,7 @@ impl Family {
     pub const MISTRAL: Family = Family(10);
     /// TML Inkling.
     pub const INKLING: Family = Family(11);
-    /// Llama 4 (Meta).
+    /// Llama 3.2 and Llama 4 (Meta).
     pub const LLAMA: Family = Family(12);
     /// Gemini 3 (Google).
     pub const GEMINI: Family = Family(13);
@@ -123,6 +123,9 @@ impl Form {
     pub const MIMO: Form = Form(18);
     /// LFM2 / LFM2.5: `<|tool_call_start|>[name(key='v', n=3)]<|tool_call_end|>`.
     pub const LFM: Form = Form(19);
+    /// Llama 3.2 and Llama 4's pythonic list with no token: `[name(key='v', n=3)]` at the
+    /// start of a line.
+    pub const PYTHONIC: Form = Form(20);
 }
 
 /// The families, in the order the settings and documentation list them.
@@ -298,9 +301,11 @@ pub static FAMILIES: [FamilyRow; 16] = [
     FamilyRow {
         family: Family::LLAMA,
         code: "llama",
-        title: "Llama 4",
-        patterns: &["llama-4", "llama4"],
-        forms: &[Form::LLAMA4],
+        title: "Llama",
+        // Llama 3.2 and 4, whose templates ask for the pythonic list; Llama 3.1 and 3.3 write
+        // untagged JSON, which no form reads.
+        patterns: &["llama-4", "llama4", "llama-3.2", "llama3.2"],
+        forms: &[Form::LLAMA4, Form::PYTHONIC],
         stops: &[vocab::llama4::PYTHON_END],
         ..FamilyRow::DEFAULT
     },
@@ -338,7 +343,7 @@ pub static FAMILIES: [FamilyRow; 16] = [
 
 /// The forms. The order decides nothing but the documentation's, and which of two forms that
 /// read the same candidate comes first when the reply is read for both.
-pub static FORMS: [FormRow; 20] = [
+pub static FORMS: [FormRow; 21] = [
     FormRow {
         form: Form::CLAUDE,
         code: "claude",
@@ -631,6 +636,17 @@ pub static FORMS: [FormRow; 20] = [
         engine: Engine::Pythonic(&pythonic::LFM),
         ..FormRow::DEFAULT
     },
+    FormRow {
+        form: Form::PYTHONIC,
+        code: "pythonic",
+        family: Family::LLAMA,
+        looks: "`[name(key='v', n=3)]` at the start of a line, no token",
+        openers: &[Opener::List(vocab::pythonic::LIST_OPEN)],
+        // A `[` tells nothing: the list has no marker of its own.
+        markers: &[],
+        engine: Engine::Pythonic(&pythonic::BARE),
+        ..FormRow::DEFAULT
+    },
 ];
 
 #[cfg(test)]
@@ -656,8 +672,13 @@ mod tests {
         for (i, row) in FORMS.iter().enumerate() {
             assert_eq!(usize::from(row.form.0), i, "{}", row.code);
             assert!(row.family.row().forms.contains(&row.form), "{}", row.code);
+            // Every form has markers, but one opened by a list opener alone: a `[` tells
+            // nothing about a text.
+            let list_only = row.openers.iter().all(|o| matches!(o, Opener::List(_)));
             assert!(
-                !row.openers.is_empty() && !row.markers.is_empty() && !row.looks.is_empty(),
+                !row.openers.is_empty()
+                    && (!row.markers.is_empty() || list_only)
+                    && !row.looks.is_empty(),
                 "{}",
                 row.code
             );
@@ -677,6 +698,8 @@ mod tests {
                         .all(|p| row.openers.iter().any(|o| o.is_element(Some(p), local))),
                     Opener::Element(local) => row.openers.iter().any(|o| o.is_element(None, local)),
                     Opener::Bare(local) => row.openers.iter().any(|o| o.is_element(None, local)),
+                    // A list opener starts a call at a line start only.
+                    Opener::List(_) => false,
                 };
                 assert!(
                     opens,

@@ -94,9 +94,12 @@ pub fn calls_anywhere(text: &str) -> AllCalls<'_> {
             })
         })
         .collect();
-    // The bytes a call may start with: `<`, and the first bytes of the openers without one.
+    // The bytes a call may start with: `<`, and the first bytes of the openers without one
+    // (a list opener's too: in a text the model received, a list anywhere is a call it may
+    // copy).
+    let lists: Vec<&'static str> = registry::list_openers().map(|(t, _)| t).collect();
     let mut firsts = vec![b'<'];
-    for (t, _) in &glued {
+    for t in glued.iter().map(|(t, _)| t).chain(&lists) {
         if !firsts.contains(&t.as_bytes()[0]) {
             firsts.push(t.as_bytes()[0]);
         }
@@ -129,6 +132,13 @@ pub fn calls_anywhere(text: &str) -> AllCalls<'_> {
                 .iter()
                 .find(|(t, _)| text[k..].starts_with(t))
                 .map(|(t, _)| Start::Literal(t))
+                .or_else(|| {
+                    let head_end = floor_char_boundary(text, k + LINE_HEAD);
+                    match list_starts_call(&text[k..head_end]) {
+                        Some(Ok(how)) => Some(how),
+                        _ => None,
+                    }
+                })
         };
         let Some(how) = how else {
             at = k + 1;
@@ -447,6 +457,10 @@ pub const LINE_HEAD: usize = 96;
 
 /// How many candidates in a row may start inside text that failed candidates have read.
 pub const MAX_RESCANS: usize = 4;
+
+/// The first byte of every list opener ([`Opener::List`]): a line that starts with it is never
+/// passed over as plain.
+const LIST_BYTE: u8 = crate::vocab::pythonic::LIST_OPEN.as_bytes()[0];
 
 /// Work allowed per reply: a bounded number of passes over the text plus a constant. The
 /// scanner's design keeps it far below that (each byte is examined a few times at most); the
@@ -990,6 +1004,7 @@ impl Scanner {
         let line = &text.as_bytes()[self.line..eol];
         let first = line.get(indent_of(line));
         first != Some(&0xEF)
+            && first != Some(&LIST_BYTE)
             && (self
                 .tag_bytes
                 .none_in(text.as_bytes(), self.line, eol, |h| mention_bytes().find(h))
@@ -1060,12 +1075,14 @@ impl Scanner {
 
 /// Whether a line's text mentions a call tag (quoted, since it was not a call): a call element
 /// or wrapper name right after `<` or a prefix colon, and ending there (`<invoke_x>` is not),
-/// or a family's start token. Looks only at the line's `<` and `:` bytes, each in constant
+/// a family's start token, or a list opener with a call's name and `(` at the line's start. Looks only at the line's `<` and `:` bytes, each in constant
 /// time ([`Mentions`]).
 fn mentions_call(line: &str) -> bool {
     let m = mentions();
     let b = line.as_bytes();
-    m.glued.iter().any(|f| f.find(b).is_some())
+    let body = &line[indent_of(b)..];
+    (body.as_bytes().first() == Some(&LIST_BYTE) && matches!(list_starts_call(body), Some(Ok(_))))
+        || m.glued.iter().any(|f| f.find(b).is_some())
         || memchr::memchr2_iter(b'<', b':', b).any(|at| m.at(line, at))
 }
 
@@ -1095,6 +1112,10 @@ impl Mentions {
     /// opener without `<` starts with, and no `<` or `:` followed by a byte a mention goes on
     /// with (`a < b`, `<<`, `12:30` are dull).
     fn dull(&self, line: &[u8]) -> bool {
+        if line.get(indent_of(line)) == Some(&LIST_BYTE) {
+            // A list opener may start a call there.
+            return false;
+        }
         let mut prev = 0u8;
         for &c in line {
             let c_at = usize::from(c);
@@ -1169,7 +1190,7 @@ fn mentions() -> &'static Mentions {
                         literals[usize::from(next)].push(t);
                     }
                 }
-                Opener::Literal(_) => {}
+                Opener::Literal(_) | Opener::List(_) => {}
                 Opener::Prefixed(prefixes, _) => {
                     prefixed.push(o);
                     prefix_firsts.extend(prefixes.iter().map(|p| p.as_bytes()[0]));
@@ -1246,6 +1267,9 @@ fn mentions() -> &'static Mentions {
 /// Does a call start at the beginning of `body`? `Some(Ok((offset, how)))` when it does,
 /// `Some(Err(()))` when the line is too short to tell yet, `None` when it does not.
 fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start), ()>> {
+    if let Some(start) = list_starts_call(body) {
+        return Some(start.map(|how| (0, how)));
+    }
     if body.starts_with('<') {
         return tag_starts_call(body).map(|r| r.map(|how| (0, how)));
     }
@@ -1289,6 +1313,33 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
         }
         Err(nom::Err::Incomplete(_)) => Some(Err(())),
         _ => None,
+    }
+}
+
+/// Whether a call starts at the list opener that begins `body` ([`Opener::List`]): the opener,
+/// spaces or tabs, a call's name (identifiers joined by `.`) and `(`. `None` when `body` starts
+/// otherwise (`[TOOL_CALLS]`, a link `[text](url)`, a citation `[1]`); `Err` while the head
+/// ends before it is decided.
+fn list_starts_call(body: &str) -> Option<Result<Start, ()>> {
+    let (lit, _) = registry::list_openers().find(|(l, _)| body.starts_with(l))?;
+    let b = body.as_bytes();
+    let mut i = lit.len();
+    while b.get(i).is_some_and(|c| *c == b' ' || *c == b'\t') {
+        i += 1;
+    }
+    let name = i;
+    while b
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+    {
+        i += 1;
+    }
+    match b.get(i) {
+        None => Some(Err(())),
+        Some(b'(') if b[name].is_ascii_alphabetic() || b[name] == b'_' => {
+            Some(Ok(Start::Literal(lit)))
+        }
+        Some(_) => None,
     }
 }
 
@@ -1524,6 +1575,7 @@ mod tests {
             for o in row.glued.iter().chain(row.openers) {
                 match o {
                     Opener::Literal(t) => pieces.push((*t).to_owned()),
+                    Opener::List(t) => pieces.push(format!("{t}memory_load(")),
                     Opener::Element(e) | Opener::Prefixed(_, e) | Opener::Bare(e) => {
                         pieces.push(format!("<{e} "))
                     }

@@ -680,6 +680,15 @@ pub mod llama4 {
     pub const FUNCTION_TYPE: &str = "\"function\"";
 }
 
+/// Llama 3.2 and Llama 4's pythonic templates: the same Python list of calls as LFM's, with no
+/// token around it, `[name(key='v')]` at the start of a line.
+pub mod pythonic {
+    /// Opens the list of calls at the start of a line, with no token before it.
+    pub const LIST_OPEN: &str = "[";
+    /// Closes the list: what ends the text of a list that broke.
+    pub const LIST_CLOSE: &str = "]";
+}
+
 /// LFM2 / LFM2.5 (Liquid AI): a Python list of calls between two tokens,
 /// `<|tool_call_start|>[name(key='v')]<|tool_call_end|>`.
 pub mod lfm {

@@ -1,20 +1,25 @@
-//! Python call syntax between two tokens: a list of calls whose arguments are keywords with
-//! Python literals, as LFM2 and LFM2.5 (Liquid AI) write them:
+//! Python call syntax: a list of calls whose arguments are keywords with Python literals, as
+//! LFM2 and LFM2.5 (Liquid AI) write it between two tokens ([`LFM`]) and Llama 3.2 and 4's
+//! pythonic templates write it with no token, at a line's start ([`BARE`]):
 //!
 //! ```text
 //! <|tool_call_start|>[get_weather(city='Paris', days=3)]<|tool_call_end|>
 //! <|tool_call_start|>[search(query="rust", filters={'lang': 'en', 'tags': ["a", 'b']}, strict=True)]<|tool_call_end|>
 //! <|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|tool_call_end|>
+//! [get_weather(city='San Francisco', metric='celsius'), get_weather(city='Seattle', metric='celsius')]
 //! ```
 //!
 //! (sgl-project/sglang `lfm2_detector.py`; ggml-org/llama.cpp `test-chat` LFM2, which writes the
-//! same list as JSON objects when the server forces a JSON schema). What is read:
+//! same list as JSON objects when the server forces a JSON schema; vLLM's pythonic parser for
+//! Llama). What is read:
 //!
-//! - the opening token, white space, `[`, white space; then the first call, which is the call:
+//! - the opening token (none for the bare list, which the scanner starts only at a line's
+//!   start, before a call's name and `(`), white space, `[`, white space; then the first call,
+//!   which is the call:
 //!   a name (Python identifiers joined by `.`) and `(`, keyword arguments `key=VALUE` separated
 //!   by commas (a trailing comma allowed, white space and line breaks anywhere between the
-//!   parts), and `)`; or, in the JSON variant, one object of a `name` and `arguments` member
-//!   ([`super::CallObject`]). The call ends just past its `)` (or `}`): the calls after it in the
+//!   parts), and `)`; or, in LFM's JSON variant (not the bare list's: untagged JSON is no
+//!   call), one object of a `name` and `arguments` member ([`super::CallObject`]). The call ends just past its `)` (or `}`): the calls after it in the
 //!   list were written without its result, so they are the tail, as the rest of a Mistral array
 //!   is; the closing `]` and token are not needed;
 //! - a value is a Python literal: a string in single or double quotes (its escapes decoded as
@@ -43,7 +48,7 @@ use super::{CallObject, duplicate, push_json_string};
 use crate::grammar::{Body, RawParam, Spans, Step, ValueKind, settle};
 use crate::json::{MAX_DEPTH, Mode, Reader, whole};
 use crate::lex::{Meter, Poll, skip_ws, starts_with};
-use crate::vocab::lfm;
+use crate::vocab::{lfm, pythonic};
 
 /// Longest name, keyword or bare word read.
 const MAX_NAME: usize = 256;
@@ -51,16 +56,27 @@ const MAX_NAME: usize = 256;
 /// How a form writes its list.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Spec {
-    /// The token before the list.
+    /// The token before the list (empty when the list stands alone).
     pub(crate) open: &'static str,
     /// What ends the text of a candidate that broke.
     pub(crate) ends: &'static [&'static str],
+    /// Whether a call may also be written as a JSON object (`{"name", "arguments"}`).
+    pub(crate) objects: bool,
 }
 
 /// LFM2 / LFM2.5.
 pub(crate) static LFM: Spec = Spec {
     open: lfm::TOOL_CALL_START,
     ends: &[lfm::TOOL_CALL_END],
+    objects: true,
+};
+
+/// Llama 3.2 and Llama 4's pythonic templates: the list alone at the start of a line, Python
+/// calls only (a bare JSON list is untagged JSON, which no form reads).
+pub(crate) static BARE: Spec = Spec {
+    open: "",
+    ends: &[pythonic::LIST_CLOSE],
+    objects: false,
 };
 
 /// An open container inside an argument's value.
@@ -188,7 +204,7 @@ impl Pythonic {
             State::First => {
                 let at = self.ws(b, meter)?;
                 match b[at] {
-                    b'{' => State::Object {
+                    b'{' if self.spec.objects => State::Object {
                         start: at,
                         reader: Reader::new(at, Mode::MEMBERS),
                         object: CallObject::new(&[]),

@@ -25,6 +25,11 @@ pub enum Opener {
     /// `<` and this element name, without a namespace prefix (the `<tool_call>` Hermes,
     /// Qwen3-Coder and GLM write around a call).
     Bare(&'static str),
+    /// This literal as the first byte of a line (after its indent), then a call's name and
+    /// `(`: a Python list of calls written with no token around it (Llama's pythonic `[name(`).
+    /// Only there: in the middle of a line, or before anything but a name and `(`, the byte is
+    /// text.
+    List(&'static str),
 }
 
 impl Opener {
@@ -37,7 +42,7 @@ impl Opener {
                 *e == local && prefix.is_some_and(|p| prefixes.contains(&p))
             }
             Opener::Bare(e) => *e == local && prefix.is_none(),
-            Opener::Literal(_) => false,
+            Opener::Literal(_) | Opener::List(_) => false,
         }
     }
 
@@ -45,7 +50,15 @@ impl Opener {
     pub fn element(&self) -> Option<&'static str> {
         match self {
             Opener::Element(e) | Opener::Prefixed(_, e) | Opener::Bare(e) => Some(e),
-            Opener::Literal(_) => None,
+            Opener::Literal(_) | Opener::List(_) => None,
+        }
+    }
+
+    /// The literal a call starts with, for a literal or list opener.
+    pub fn literal(&self) -> Option<&'static str> {
+        match self {
+            Opener::Literal(l) | Opener::List(l) => Some(l),
+            Opener::Element(_) | Opener::Prefixed(..) | Opener::Bare(_) => None,
         }
     }
 }
@@ -479,7 +492,18 @@ pub fn literal_openers() -> impl Iterator<Item = (&'static str, Form)> {
     FORMS.iter().flat_map(|r| {
         r.openers.iter().filter_map(move |o| match o {
             Opener::Literal(l) => Some((*l, r.form)),
-            Opener::Element(_) | Opener::Prefixed(..) | Opener::Bare(_) => None,
+            Opener::Element(_) | Opener::Prefixed(..) | Opener::Bare(_) | Opener::List(_) => None,
+        })
+    })
+}
+
+/// The list openers ([`Opener::List`]): a byte that starts a call at a line start when a
+/// call's name and `(` follow it.
+pub fn list_openers() -> impl Iterator<Item = (&'static str, Form)> {
+    FORMS.iter().flat_map(|r| {
+        r.openers.iter().filter_map(move |o| match o {
+            Opener::List(l) => Some((*l, r.form)),
+            _ => None,
         })
     })
 }
@@ -492,7 +516,7 @@ pub fn element_opens(prefix: Option<&str>, local: &str) -> bool {
         .get_or_init(|| {
             let mut out: Vec<&'static Opener> = Vec::new();
             for o in FORMS.iter().flat_map(|r| r.openers) {
-                if !matches!(o, Opener::Literal(_)) && !out.contains(&o) {
+                if o.element().is_some() && !out.contains(&o) {
                     out.push(o);
                 }
             }
