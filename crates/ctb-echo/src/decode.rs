@@ -410,9 +410,10 @@ fn highlighting_tag(b: &[u8], k: usize) -> Option<usize> {
     match b.get(after_name) {
         Some(b'>') => Some(after_name + 1),
         Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => {
-            let gt = memchr::memchr(b'>', &b[after_name..])?;
-            // A tag is short: a `>` far away belongs to something else.
-            (gt <= 512).then_some(after_name + gt + 1)
+            // A tag is short, and holds no `<`: a `>` far away, or after another tag's start,
+            // belongs to something else (an `<a` cut off before a call must not swallow it).
+            let end = memchr::memchr2(b'>', b'<', &b[after_name..])?;
+            (b[after_name + end] == b'>' && end <= 512).then_some(after_name + end + 1)
         }
         _ => None,
     }
@@ -469,6 +470,16 @@ mod tests {
         assert_eq!(entities("&amp;amp;quot;"), "\"");
         assert_eq!(entities("&amp;foo &unknown; &"), "&foo &unknown; &");
         assert_eq!(entities("&#1114112;"), "\u{fffd}");
+    }
+
+    #[test]
+    fn a_highlighting_tag_holds_no_other_tag() {
+        assert_eq!(strip_highlighting("<a href=\"x\">link</a>"), "link");
+        // An `<a` cut off before a call keeps the call.
+        assert_eq!(
+            strip_highlighting("<a hr\n<invoke name=\"x\">"),
+            "<a hr\n<invoke name=\"x\">"
+        );
     }
 
     #[test]

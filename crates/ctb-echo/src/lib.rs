@@ -79,6 +79,9 @@ pub struct Echoes {
 struct Index {
     /// Every text decoded and squashed, the oldest first, joined without a separator.
     joined: Vec<u8>,
+    /// The texts decoding changed, as received and squashed: what decoding takes for markup
+    /// (a tag cut off before a call) never hides what the text shows.
+    raw: Vec<u8>,
     /// The calls the texts hold once decoded, by tool name (lower case).
     calls: HashMap<String, Vec<Args>>,
     /// Whether every text was read for calls to its end (the work is capped).
@@ -156,14 +159,24 @@ impl Echoes {
     }
 
     /// Whether `markup` (a call as the reply writes it) is in the texts, both decoded and
-    /// squashed. Blank markup is nowhere.
+    /// squashed, or both squashed as written (for a text decoding changed). Blank markup is
+    /// nowhere.
     pub fn contains(&self, markup: &str) -> bool {
         if self.texts.is_empty() {
             return false;
         }
+        let index = self.index();
         let mut needle = Vec::with_capacity(markup.len());
         squash(&decode(markup), &mut needle);
-        !needle.is_empty() && memchr::memmem::find(&self.index().joined, &needle).is_some()
+        if !needle.is_empty() && memchr::memmem::find(&index.joined, &needle).is_some() {
+            return true;
+        }
+        if index.raw.is_empty() {
+            return false;
+        }
+        needle.clear();
+        squash(markup, &mut needle);
+        !needle.is_empty() && memchr::memmem::find(&index.raw, &needle).is_some()
     }
 
     /// Whether the texts hold a call of `call`'s tool with the same argument values: every
@@ -202,6 +215,11 @@ fn build(texts: &[String]) -> Index {
     for text in texts.iter().rev() {
         let decoded = decode(text);
         squash(&decoded, &mut index.joined);
+        if decoded != *text {
+            // The calls the text shows as received, whatever decoding made of them.
+            squash(text, &mut index.raw);
+            add_calls(&mut index, text);
+        }
         joined_text.push_str(&decoded);
         // A call written in a page with its own JSON escapes reads only before they are
         // undone; JSON written with single quotes (a Python repr, a shell's quoting) reads as
