@@ -1081,7 +1081,7 @@ fn mentions_call(line: &str) -> bool {
     let m = mentions();
     let b = line.as_bytes();
     let body = &line[indent_of(b)..];
-    (body.as_bytes().first() == Some(&LIST_BYTE) && matches!(list_starts_call(body), Some(Ok(_))))
+    matches!(list_starts_call(body), Some(Ok(_)))
         || m.glued.iter().any(|f| f.find(b).is_some())
         || memchr::memchr2_iter(b'<', b':', b).any(|at| m.at(line, at))
 }
@@ -1321,6 +1321,9 @@ fn starts_call(body: &str, at_reply_start: bool) -> Option<Result<(usize, Start)
 /// otherwise (`[TOOL_CALLS]`, a link `[text](url)`, a citation `[1]`); `Err` while the head
 /// ends before it is decided.
 fn list_starts_call(body: &str) -> Option<Result<Start, ()>> {
+    if body.as_bytes().first() != Some(&LIST_BYTE) {
+        return None;
+    }
     let (lit, _) = registry::list_openers().find(|(l, _)| body.starts_with(l))?;
     let b = body.as_bytes();
     let mut i = lit.len();
@@ -1534,6 +1537,16 @@ mod tests {
         };
         assert_eq!(wide.find(b"plain ] text"), Some(6));
         assert_eq!(wide.find(b"plain text"), None);
+    }
+
+    #[test]
+    fn every_list_opener_starts_with_the_list_byte() {
+        // The plain-line pass, the dull-line check and the line-start check test that byte
+        // alone before they look at the openers.
+        assert!(registry::list_openers().count() > 0);
+        for (t, _) in registry::list_openers() {
+            assert_eq!(t.as_bytes().first(), Some(&LIST_BYTE), "{t:?}");
+        }
     }
 
     #[test]
