@@ -11,7 +11,9 @@
 //! - [`Echoes::contains`]: does a received text hold the call's markup, once both are
 //!   decoded ([`decode`]) and compared without white space, quotes and the namespace prefix
 //!   ([`squash`])? The texts are joined in the order they arrived, so a file read in two
-//!   pieces holds a call split between them.
+//!   pieces holds a call split between them. A text decoding changed is also read as it was
+//!   received, for both questions: what decoding takes for markup (an `<a` tag cut off
+//!   before a call) never hides a call the text shows.
 //! - [`Echoes::holds_call`]: does a received text hold a call of the same tool with the same
 //!   argument values, in any form (Claude's `<invoke>`, Hermes JSON, Qwen3-Coder, ...), in any
 //!   order, one of the two possibly with arguments the other lacks?
