@@ -11,12 +11,14 @@
 //! - [`Echoes::contains`]: does a received text hold the call's markup, once both are
 //!   decoded ([`decode`]) and compared without white space, quotes and the namespace prefix
 //!   ([`squash`])? The texts are joined in the order they arrived, so a file read in two
-//!   pieces holds a call split between them. A text decoding changed is also read as it was
-//!   received, for both questions: what decoding takes for markup (an `<a` tag cut off
-//!   before a call) never hides a call the text shows.
+//!   pieces holds a call split between them.
 //! - [`Echoes::holds_call`]: does a received text hold a call of the same tool with the same
 //!   argument values, in any form (Claude's `<invoke>`, Hermes JSON, Qwen3-Coder, ...), in any
 //!   order, one of the two possibly with arguments the other lacks?
+//!
+//! A text decoding changed is also read for calls as it was received ([`Echoes::echoes`]
+//! asks both questions): what decoding takes for markup (an `<a` tag cut off before a call)
+//! never hides a call the text shows.
 //!
 //! A received text counts only for the call markup it holds: a user who asks in words for a
 //! command still has it run.
@@ -161,22 +163,23 @@ impl Echoes {
     }
 
     /// Whether `markup` (a call as the reply writes it) is in the texts, both decoded and
-    /// squashed, or both squashed as written (for a text decoding changed). Blank markup is
-    /// nowhere.
+    /// squashed. Blank markup is nowhere.
     pub fn contains(&self, markup: &str) -> bool {
         if self.texts.is_empty() {
             return false;
         }
-        let index = self.index();
         let mut needle = Vec::with_capacity(markup.len());
         squash(&decode(markup), &mut needle);
-        if !needle.is_empty() && memchr::memmem::find(&index.joined, &needle).is_some() {
-            return true;
-        }
+        !needle.is_empty() && memchr::memmem::find(&self.index().joined, &needle).is_some()
+    }
+
+    /// Whether `markup` is in a text decoding changed, both squashed as written.
+    fn contains_as_received(&self, markup: &str) -> bool {
+        let index = self.index();
         if index.raw.is_empty() {
             return false;
         }
-        needle.clear();
+        let mut needle = Vec::with_capacity(markup.len());
         squash(markup, &mut needle);
         !needle.is_empty() && memchr::memmem::find(&index.raw, &needle).is_some()
     }
@@ -199,7 +202,18 @@ impl Echoes {
 
     /// Whether `call`, written as `markup`, is copied from the texts: either question says so.
     pub fn echoes(&self, markup: &str, call: &Call<'_>) -> bool {
-        self.contains(markup) || self.holds_call(call)
+        if self.texts.is_empty() {
+            return false;
+        }
+        if self.contains(markup) {
+            return true;
+        }
+        // A call with a fingerprint is found among the calls of the texts, decoded and as
+        // received; one without (arguments that are no object) by its markup as received.
+        match fingerprint::of_call(call) {
+            Some(_) => self.holds_call(call),
+            None => self.contains_as_received(markup),
+        }
     }
 
     fn index(&self) -> &Index {
