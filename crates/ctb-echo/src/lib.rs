@@ -168,20 +168,12 @@ impl Echoes {
         if self.texts.is_empty() {
             return false;
         }
-        let mut needle = Vec::with_capacity(markup.len());
-        squash(&decode(markup), &mut needle);
-        !needle.is_empty() && memchr::memmem::find(&self.index().joined, &needle).is_some()
+        squashed_in(&self.index().joined, &decode(markup))
     }
 
     /// Whether `markup` is in a text decoding changed, both squashed as written.
     fn contains_as_received(&self, markup: &str) -> bool {
-        let index = self.index();
-        if index.raw.is_empty() {
-            return false;
-        }
-        let mut needle = Vec::with_capacity(markup.len());
-        squash(markup, &mut needle);
-        !needle.is_empty() && memchr::memmem::find(&index.raw, &needle).is_some()
+        squashed_in(&self.index().raw, markup)
     }
 
     /// Whether the texts hold a call of `call`'s tool with the same argument values: every
@@ -191,13 +183,15 @@ impl Echoes {
         if self.texts.is_empty() {
             return false;
         }
-        let Some((name, args)) = fingerprint::of_call(call) else {
-            return false;
-        };
+        fingerprint::of_call(call).is_some_and(|(name, args)| self.holds(&name, &args))
+    }
+
+    /// Whether the texts hold a call of tool `name` whose arguments are the same as `args`.
+    fn holds(&self, name: &str, args: &fingerprint::Args) -> bool {
         self.index()
             .calls
-            .get(&name)
-            .is_some_and(|seen| seen.iter().any(|other| fingerprint::same(other, &args)))
+            .get(name)
+            .is_some_and(|seen| seen.iter().any(|other| fingerprint::same(other, args)))
     }
 
     /// Whether `call`, written as `markup`, is copied from the texts: either question says so.
@@ -211,7 +205,7 @@ impl Echoes {
         // A call with a fingerprint is found among the calls of the texts, decoded and as
         // received; one without (arguments that are no object) by its markup as received.
         match fingerprint::of_call(call) {
-            Some(_) => self.holds_call(call),
+            Some((name, args)) => self.holds(&name, &args),
             None => self.contains_as_received(markup),
         }
     }
@@ -273,6 +267,13 @@ fn add_calls(index: &mut Index, text: &str) {
             index.calls.entry(name).or_default().push(args);
         }
     }
+}
+
+/// Whether `text`, squashed, is non-empty and stands in `haystack` (squashed texts).
+fn squashed_in(haystack: &[u8], text: &str) -> bool {
+    let mut needle = Vec::with_capacity(text.len());
+    squash(text, &mut needle);
+    !needle.is_empty() && memchr::memmem::find(haystack, &needle).is_some()
 }
 
 #[cfg(test)]

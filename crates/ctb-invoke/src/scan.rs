@@ -94,12 +94,11 @@ pub fn calls_anywhere(text: &str) -> AllCalls<'_> {
             })
         })
         .collect();
-    // The bytes a call may start with: `<`, and the first bytes of the openers without one
-    // (a list opener's too: in a text the model received, a list anywhere is a call it may
-    // copy).
-    let lists: Vec<&'static str> = registry::list_openers().map(|(t, _)| t).collect();
-    let mut firsts = vec![b'<'];
-    for t in glued.iter().map(|(t, _)| t).chain(&lists) {
+    // The bytes a call may start with: `<`, the list openers' byte (in a text the model
+    // received, a list anywhere is a call it may copy), and the first bytes of the glued
+    // openers without `<`.
+    let mut firsts = vec![b'<', LIST_BYTE];
+    for (t, _) in &glued {
         if !firsts.contains(&t.as_bytes()[0]) {
             firsts.push(t.as_bytes()[0]);
         }
